@@ -1,0 +1,66 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+/// Every provider lives in `Providers/<Name>` and depends on `AggregateCore` only.
+/// Adding a provider means adding its name here and its type to `Sources/AggregateProviders`.
+let providerNames = ["Meetup"]
+
+var targets: [Target] = [
+    .target(name: "AggregateCore"),
+    .target(name: "AggregateSandbox", dependencies: ["AggregateCore"]),
+    .target(
+        name: "AggregateProviders",
+        dependencies: ["AggregateCore"] + providerNames.map { .target(name: "\($0)Provider") }
+    ),
+    .executableTarget(
+        name: "aggregate",
+        dependencies: ["AggregateCore", "AggregateSandbox", "AggregateProviders"]
+    ),
+    .target(
+        name: "AggregateTestSupport",
+        dependencies: ["AggregateCore", "AggregateSandbox", "AggregateProviders"]
+    ),
+    .testTarget(name: "AggregateCoreTests", dependencies: ["AggregateCore", "AggregateTestSupport"]),
+    .testTarget(name: "AggregateSandboxTests", dependencies: ["AggregateCore", "AggregateSandbox", "AggregateTestSupport"]),
+    .testTarget(
+        name: "AggregateProvidersTests",
+        dependencies: ["AggregateCore", "AggregateProviders", "AggregateSandbox", "AggregateTestSupport"]
+            + providerNames.map { .target(name: "\($0)Provider") },
+        exclude: ["Fixtures", "Golden"]
+    ),
+    .testTarget(
+        name: "aggregateTests",
+        dependencies: ["aggregate", "AggregateCore", "AggregateSandbox", "AggregateProviders", "AggregateTestSupport"]
+    ),
+]
+
+for name in providerNames {
+    targets.append(
+        .target(
+            name: "\(name)Provider",
+            dependencies: ["AggregateCore"],
+            path: "Providers/\(name)",
+            exclude: ["SampleData"]
+        )
+    )
+}
+
+for index in targets.indices {
+    targets[index].swiftSettings = (targets[index].swiftSettings ?? []) + [
+        .enableUpcomingFeature("ExistentialAny"),
+        .enableUpcomingFeature("InternalImportsByDefault"),
+        .enableUpcomingFeature("MemberImportVisibility"),
+    ]
+}
+
+let package = Package(
+    name: "aggregate",
+    platforms: [.macOS(.v13), .iOS(.v16)],
+    products: [
+        .executable(name: "aggregate", targets: ["aggregate"]),
+        .library(name: "AggregateCore", targets: ["AggregateCore"]),
+        .library(name: "AggregateProviders", targets: ["AggregateProviders"]),
+    ],
+    targets: targets,
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,223 @@
+public import AggregateCore
+import Foundation
+
+/// Meetup's part of the sandbox: `GET /2/groups` (API v2), `POST /gql-ext` (GraphQL), and the retired
+/// `POST /gql`, over the bundled groups in `SampleData/groups.json`.
+extension MeetupProvider {
+    /// The credentials the sandbox accepts.
+    public static let sandboxEnvironment = [
+        "MEETUP_API_KEY": "sandbox-meetup-key",
+        "MEETUP_TOKEN": "sandbox-meetup-token",
+    ]
+
+    public static func sandboxResponse(for request: SandboxRequest, context: SandboxContext) -> SandboxResponse? {
+        switch (request.method, request.path) {
+        case ("GET", "/2/groups"), ("GET", "/2/groups.json"): return MeetupSandbox.v2Groups(request, context: context)
+        case ("POST", "/gql-ext"): return MeetupSandbox.graphQL(request)
+        case ("POST", "/gql"): return MeetupSandbox.retiredEndpoint()
+        case (_, "/2/groups"), (_, "/2/groups.json"), (_, "/gql-ext"):
+            return .json(["code": "method_not_allowed", "problem": .string("\(request.method) is not supported here")], status: 405)
+        default: return nil
+        }
+    }
+
+    public static func sandboxFaultResponse(status: Int, request: SandboxRequest, context: SandboxContext) -> SandboxResponse? {
+        if request.path.hasPrefix("/gql") {
+            return .json(["errors": [["message": .string("HTTP \(status) from the sandbox fault injector")]]], status: status)
+        }
+        if status == 400 {
+            return .json(["code": "limit", "problem": "Rate limit exceeded", "details": "Too many requests; wait before retrying"], status: 400)
+        }
+        return .json(["code": "sandbox_fault", "problem": .string("HTTP \(status)"), "details": "Injected by the sandbox"], status: status)
+    }
+}
+
+enum MeetupSandbox {
+    /// The bundled groups, parsed once.
+    static let groups: [JSONValue] = (try? JSONParser().parse(MeetupSampleData.groupsJSON))?.array ?? []
+
+    static let rateLimitHeaders: HTTPHeaders = [
+        "X-RateLimit-Limit": "200", "X-RateLimit-Remaining": "199", "X-RateLimit-Reset": "3600",
+    ]
+
+    // MARK: API v2
+
+    static func v2Groups(_ request: SandboxRequest, context: SandboxContext) -> SandboxResponse {
+        guard let key = request.queryValue("key") ?? request.queryValue("access_token"), !key.isEmpty else {
+            return v2Error(401, code: "not_authorized", problem: "You are not authorized to make that request", details: "No API key or OAuth token was supplied")
+        }
+        guard key == MeetupProvider.sandboxEnvironment["MEETUP_API_KEY"] else {
+            return v2Error(401, code: "not_authorized", problem: "You are not authorized to make that request", details: "Invalid API key")
+        }
+        guard let lat = request.queryValue("lat").flatMap(Double.init), let lon = request.queryValue("lon").flatMap(Double.init) else {
+            return v2Error(400, code: "bad_request", problem: "Missing required parameters", details: "At least one of the required parameter(s) must be supplied: lat and lon, zip, group_urlname, topic, ...")
+        }
+        let radius = request.queryValue("radius").flatMap(Double.init) ?? 25
+        guard (0...100).contains(radius) else {
+            return v2Error(400, code: "bad_request", problem: "Invalid radius", details: "radius must be between 0.0 and 100.0 miles")
+        }
+        let pageSize = request.queryValue("page").flatMap(Int.init) ?? 200
+        let offset = request.queryValue("offset").flatMap(Int.init) ?? 0
+        guard (1...200).contains(pageSize), offset >= 0 else {
+            return v2Error(400, code: "bad_request", problem: "Invalid paging", details: "page must be 1-200 and offset non-negative")
+        }
+        let matches = nearby(lat: lat, lon: lon, radius: radius, text: request.queryValue("topic"), matchTopicKeys: true)
+        let start = min(matches.count, offset * pageSize)
+        let pageItems = Array(matches[start..<min(matches.count, start + pageSize)])
+        let hasNext = start + pageSize < matches.count
+        var nextQuery = request.query.filter { $0.name != "offset" }
+        nextQuery.append((name: "offset", value: String(offset + 1)))
+        let meta: JSONValue = [
+            "next": .string(hasNext ? url(context.baseURL, "/2/groups", nextQuery) : ""),
+            "method": "Groups",
+            "total_count": .int(matches.count),
+            "link": .string(context.baseURL.appendingEndpoint("/2/groups").absoluteString),
+            "count": .int(pageItems.count),
+            "description": "None",
+            "lon": .double(lon),
+            "title": "Meetup Groups v2",
+            "url": .string(url(context.baseURL, "/2/groups", request.query)),
+            "id": "",
+            "updated": .number(String(Int64(context.now.timeIntervalSince1970 * 1000))),
+            "lat": .double(lat),
+        ]
+        return .json(["results": .array(pageItems), "meta": meta], headers: rateLimitHeaders)
+    }
+
+    static func v2Error(_ status: Int, code: String, problem: String, details: String) -> SandboxResponse {
+        .json(["details": .string(details), "code": .string(code), "problem": .string(problem)], status: status, headers: rateLimitHeaders)
+    }
+
+    private static func url(_ base: URL, _ path: String, _ query: [(name: String, value: String)]) -> String {
+        base.appendingEndpoint(path).appendingQuery(query.map { ($0.name, $0.value) }).absoluteString
+    }
+
+    // MARK: GraphQL
+
+    static func graphQL(_ request: SandboxRequest) -> SandboxResponse {
+        guard let token = request.bearerToken else {
+            return .json(["errors": [["message": "Not authenticated: an Authorization: Bearer token is required", "extensions": ["code": "UNAUTHENTICATED"]]]], status: 401)
+        }
+        guard token == MeetupProvider.sandboxEnvironment["MEETUP_TOKEN"] else {
+            return .json(["errors": [["message": "Invalid or expired token", "extensions": ["code": "UNAUTHENTICATED"]]]], status: 401)
+        }
+        guard let body = request.jsonBody, let document = body["query"]?.string else {
+            return .json(["errors": [["message": "Invalid request: the body must be JSON with a 'query' string", "extensions": ["classification": "InvalidSyntax"]]]], status: 400)
+        }
+        let variables = body["variables"] ?? [:]
+        if document.contains("groupSearch") { return groupSearch(variables) }
+        if document.contains("self") {
+            return .json(["data": ["self": ["id": "100000001", "name": "Sandbox User", "city": "London", "country": "gb"]]])
+        }
+        return validationError("Validation error: the sandbox supports only the groupSearch and self queries", line: 1, column: 1)
+    }
+
+    static func groupSearch(_ variables: JSONValue) -> SandboxResponse {
+        guard let text = variables["query"]?.string else {
+            return validationError("Variable 'query' has an invalid value: Variable 'query' has coerced Null value for NonNull type 'String!'", line: 1, column: 17)
+        }
+        guard let lat = variables["lat"]?.double, let lon = variables["lon"]?.double else {
+            return validationError("Variable 'lat' has an invalid value: Expected a value that can be converted to type 'Float' but it was a 'String'", line: 1, column: 66)
+        }
+        let radius = variables["radius"]?.double ?? 25
+        let first = variables["first"]?.int ?? 20
+        guard first >= 1 else { return validationError("Variable 'first' must be positive", line: 1, column: 50) }
+        var offset = 0
+        if let cursor = variables["cursor"]?.string {
+            guard let decoded = Data(base64Encoded: cursor).flatMap({ String(data: $0, encoding: .utf8) }).flatMap(Int.init) else {
+                return validationError("Invalid cursor '\(cursor)'", line: 1, column: 31)
+            }
+            offset = decoded
+        }
+        let matches = nearby(lat: lat, lon: lon, radius: radius, text: text.isEmpty ? nil : text, matchTopicKeys: false)
+        let start = min(matches.count, offset)
+        let pageItems = Array(matches[start..<min(matches.count, start + first)])
+        let end = start + pageItems.count
+        let edges = pageItems.map { group -> JSONValue in ["node": graphQLNode(group)] }
+        let search: JSONValue = [
+            "pageInfo": ["hasNextPage": .bool(end < matches.count), "endCursor": .string(Data(String(end).utf8).base64EncodedString())],
+            // As the real API does, totalCount reports the page size rather than all matches.
+            "totalCount": .int(pageItems.count),
+            "edges": .array(edges),
+        ]
+        return .json(["data": ["groupSearch": search]], headers: ["Content-Type": "application/json;charset=utf-8"])
+    }
+
+    /// The GraphQL shape of a bundled v2 group.
+    static func graphQLNode(_ group: JSONValue) -> JSONValue {
+        let founded = group["created"]?.double.map { ISO8601.string(from: Date(timeIntervalSince1970: $0 / 1000)) }
+        return [
+            "id": .string(group["id"]?.idString ?? ""),
+            "name": group["name"] ?? .null,
+            "urlname": group["urlname"] ?? .null,
+            "link": group["link"] ?? .null,
+            // gql-ext descriptions are plain text, not HTML.
+            "description": .string(PlainText.fromHTML(group["description"]?.string) ?? ""),
+            "city": group["city"] ?? .null,
+            "state": group["state"] ?? "",
+            "country": .string(group["country"]?.string?.lowercased() ?? ""),
+            "lat": group["lat"] ?? .null,
+            "lon": group["lon"] ?? .null,
+            "memberships": ["totalCount": group["members"] ?? 0],
+            "foundedDate": .optional(founded),
+            "timezone": group["timezone"] ?? .null,
+            "joinMode": .string(group["join_mode"]?.string?.uppercased() ?? "OPEN"),
+            "isPrivate": .bool(group["visibility"]?.string != "public"),
+            "membershipMetadata": .null,
+            "organizer": group["organizer"].map { ["id": .string($0["member_id"]?.idString ?? ""), "name": $0["name"] ?? .null] } ?? .null,
+            "keyGroupPhoto": group["group_photo"].map { ["id": .string($0["photo_id"]?.idString ?? ""), "baseUrl": "https://secure-content.meetupstatic.com/images/classic-events/"] } ?? .null,
+            "topicCategory": group["category"].map { ["id": .string($0["id"]?.idString ?? ""), "name": $0["name"] ?? .null] } ?? .null,
+        ]
+    }
+
+    static func validationError(_ message: String, line: Int, column: Int) -> SandboxResponse {
+        .json([
+            "errors": [[
+                "message": .string(message),
+                "locations": [["line": .int(line), "column": .int(column)]],
+                "extensions": ["classification": "ValidationError"],
+            ]]
+        ])
+    }
+
+    static func retiredEndpoint() -> SandboxResponse {
+        .json([
+            "errors": [["message": "This API endpoint is deprecated and will be turned off soon. You need to either update your app or migrate to the new API. For migration instructions, please visit: https://www.meetup.com/api/guide/#p06-migration-guide"]]
+        ], status: 503)
+    }
+
+    // MARK: Search
+
+    /// Groups within `radius` miles of the point, nearest first, optionally matching `text`.
+    static func nearby(lat: Double, lon: Double, radius: Double, text: String?, matchTopicKeys: Bool) -> [JSONValue] {
+        let needle = text.map(fold)
+        return groups.compactMap { group -> (JSONValue, Double)? in
+            guard let groupLat = group["lat"]?.double, let groupLon = group["lon"]?.double else { return nil }
+            let distance = miles(lat, lon, groupLat, groupLon)
+            guard distance <= radius else { return nil }
+            if let needle, !needle.isEmpty {
+                let topics = group["topics"]?.array ?? []
+                let haystack = matchTopicKeys
+                    ? topics.compactMap { $0["urlkey"]?.string }.map(fold)
+                    : ([group["name"]?.string, group["description"]?.string] + topics.map { $0["name"]?.string }).compactMap { $0 }.map(fold)
+                guard haystack.contains(where: { matchTopicKeys ? $0 == needle : $0.contains(needle) }) else { return nil }
+            }
+            return (group, distance)
+        }
+        .sorted { $0.1 != $1.1 ? $0.1 < $1.1 : ($0.0["id"]?.int ?? 0) < ($1.0["id"]?.int ?? 0) }
+        .map(\.0)
+    }
+
+    private static func fold(_ text: String) -> String {
+        text.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: Locale(identifier: "en_US_POSIX"))
+    }
+
+    /// Great-circle distance in miles.
+    static func miles(_ lat1: Double, _ lon1: Double, _ lat2: Double, _ lon2: Double) -> Double {
+        let radians = Double.pi / 180
+        let dLat = (lat2 - lat1) * radians
+        let dLon = (lon2 - lon1) * radians
+        let a = sin(dLat / 2) * sin(dLat / 2) + cos(lat1 * radians) * cos(lat2 * radians) * sin(dLon / 2) * sin(dLon / 2)
+        return 3958.8 * 2 * atan2(sqrt(a), sqrt(1 - a))
+    }
+}

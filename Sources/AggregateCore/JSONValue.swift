@@ -1,0 +1,216 @@
+public import Foundation
+
+/// A JSON value that keeps what `JSONSerialization` loses: the order of object keys and the exact text of numbers.
+///
+/// Numbers are stored as their literal text, so a tweet id above 2^53 or a money amount such as `"600.10"` survives
+/// a round trip unchanged; read them with ``int``, ``double``, ``decimal`` or ``uint64``.
+public enum JSONValue: Sendable, Equatable {
+    case null
+    case bool(Bool)
+    /// A number, as the literal text that appeared in the document (for example `"4.51"` or `"1097002747000"`).
+    case number(String)
+    case string(String)
+    case array([JSONValue])
+    case object(JSONObject)
+
+    /// Creates a number value from an integer.
+    public static func int(_ value: Int) -> JSONValue { .number(String(value)) }
+    /// Creates a number value from a double, written in its shortest round-tripping form.
+    public static func double(_ value: Double) -> JSONValue { .number(JSONNumberFormat.text(for: value)) }
+    /// Creates a number value from a decimal, written exactly.
+    public static func decimal(_ value: Decimal) -> JSONValue { .number(JSONNumberFormat.text(for: value)) }
+    /// Creates a string value, or `null` when the string is absent.
+    public static func optional(_ value: String?) -> JSONValue { value.map(JSONValue.string) ?? .null }
+}
+
+// MARK: - Reading values
+
+extension JSONValue {
+    /// The member named `key` when this is an object, otherwise `nil`.
+    public subscript(key: String) -> JSONValue? {
+        if case .object(let object) = self { return object[key] }
+        return nil
+    }
+
+    /// The element at `index` when this is an array and the index is in range, otherwise `nil`.
+    public subscript(index: Int) -> JSONValue? {
+        if case .array(let elements) = self, elements.indices.contains(index) { return elements[index] }
+        return nil
+    }
+
+    /// The string when this is a string.
+    public var string: String? {
+        if case .string(let value) = self { return value }
+        return nil
+    }
+
+    /// The string when this is a non-empty string that is not only whitespace.
+    public var nonEmptyString: String? {
+        guard let value = string, !value.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else { return nil }
+        return value
+    }
+
+    /// The boolean when this is `true` or `false`.
+    public var bool: Bool? {
+        if case .bool(let value) = self { return value }
+        return nil
+    }
+
+    /// The number's literal text when this is a number.
+    public var numberText: String? {
+        if case .number(let text) = self { return text }
+        return nil
+    }
+
+    /// The value as an `Int` when it is an integral number within range.
+    public var int: Int? {
+        guard let text = numberText else { return nil }
+        if let value = Int(text) { return value }
+        if let value = Double(text), value.rounded() == value, abs(value) < 9.0e15 { return Int(value) }
+        return nil
+    }
+
+    /// The value as a `UInt64` when it is a non-negative integral number (ids beyond 2^53 stay exact).
+    public var uint64: UInt64? { numberText.flatMap { UInt64($0) } }
+
+    /// The value as a `Double` when it is a number.
+    public var double: Double? { numberText.flatMap(Double.init) }
+
+    /// The value as an exact `Decimal` when it is a number or a numeric string such as `"600.00"`.
+    public var decimal: Decimal? {
+        switch self {
+        case .number(let text): return Decimal(string: text, locale: Locale(identifier: "en_US_POSIX"))
+        case .string(let text):
+            let trimmed = text.trimmingCharacters(in: .whitespaces)
+            guard !trimmed.isEmpty, trimmed.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == "." || $0 == "-" || $0 == "+") })
+            else { return nil }
+            return Decimal(string: trimmed, locale: Locale(identifier: "en_US_POSIX"))
+        default: return nil
+        }
+    }
+
+    /// The elements when this is an array.
+    public var array: [JSONValue]? {
+        if case .array(let elements) = self { return elements }
+        return nil
+    }
+
+    /// The object when this is an object.
+    public var object: JSONObject? {
+        if case .object(let object) = self { return object }
+        return nil
+    }
+
+    /// Whether this is `null`.
+    public var isNull: Bool { self == .null }
+
+    /// A string for ids that APIs send either as numbers or as strings.
+    public var idString: String? {
+        switch self {
+        case .string(let text) where !text.isEmpty: return text
+        case .number(let text): return text
+        default: return nil
+        }
+    }
+
+    /// A short name for the value's type: `object`, `array`, `string`, `number`, `bool` or `null`.
+    public var typeName: String {
+        switch self {
+        case .null: return "null"
+        case .bool: return "bool"
+        case .number: return "number"
+        case .string: return "string"
+        case .array: return "array"
+        case .object: return "object"
+        }
+    }
+}
+
+// MARK: - Ordered object
+
+/// A JSON object that keeps its members in document order.
+public struct JSONObject: Sendable, Equatable {
+    /// One member of an object.
+    public struct Member: Sendable, Equatable {
+        /// The member's key.
+        public var key: String
+        /// The member's value.
+        public var value: JSONValue
+        /// Creates a member.
+        public init(_ key: String, _ value: JSONValue) {
+            self.key = key
+            self.value = value
+        }
+    }
+
+    /// The members in document order. When a key repeats, lookups see the last one, as most parsers do.
+    public private(set) var members: [Member]
+
+    /// Creates an object from members in order.
+    public init(_ members: [Member] = []) { self.members = members }
+
+    /// Creates an object from key-value pairs in order.
+    public init(pairs: KeyValuePairs<String, JSONValue>) { self.members = pairs.map { Member($0.key, $0.value) } }
+
+    /// The keys in document order.
+    public var keys: [String] { members.map(\.key) }
+
+    /// The number of members.
+    public var count: Int { members.count }
+
+    /// Whether the object has no members.
+    public var isEmpty: Bool { members.isEmpty }
+
+    /// The value for `key`; setting `nil` removes the member, setting a value replaces it in place or appends it.
+    public subscript(key: String) -> JSONValue? {
+        get { members.last(where: { $0.key == key })?.value }
+        set {
+            if let newValue {
+                if let index = members.lastIndex(where: { $0.key == key }) {
+                    members[index].value = newValue
+                } else {
+                    members.append(Member(key, newValue))
+                }
+            } else {
+                members.removeAll { $0.key == key }
+            }
+        }
+    }
+
+    /// Appends `value` under `key` unless `value` is `nil`; used to build objects whose optional fields are omitted.
+    public mutating func set(_ key: String, _ value: JSONValue?) {
+        if let value { self[key] = value }
+    }
+}
+
+extension JSONValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, ExpressibleByBooleanLiteral,
+    ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral, ExpressibleByNilLiteral, ExpressibleByFloatLiteral
+{
+    public init(stringLiteral value: String) { self = .string(value) }
+    public init(integerLiteral value: Int) { self = .int(value) }
+    public init(floatLiteral value: Double) { self = .double(value) }
+    public init(booleanLiteral value: Bool) { self = .bool(value) }
+    public init(arrayLiteral elements: JSONValue...) { self = .array(elements) }
+    public init(nilLiteral: ()) { self = .null }
+    public init(dictionaryLiteral elements: (String, JSONValue)...) {
+        self = .object(JSONObject(elements.map { JSONObject.Member($0.0, $0.1) }))
+    }
+}
+
+// MARK: - Number text
+
+/// Writes numbers the way the JSON output shows them.
+public enum JSONNumberFormat {
+    /// The shortest text that reads back as `value` (`4.0` is written `4`); non-finite values become `0`.
+    public static func text(for value: Double) -> String {
+        guard value.isFinite else { return "0" }
+        if value.rounded() == value, abs(value) < 1e15 { return String(Int64(value)) }
+        return "\(value)"
+    }
+
+    /// The exact text of `value` in plain notation.
+    public static func text(for value: Decimal) -> String {
+        var copy = value
+        return NSDecimalString(&copy, Locale(identifier: "en_US_POSIX"))
+    }
+}

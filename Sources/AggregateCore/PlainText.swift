@@ -1,0 +1,111 @@
+import Foundation
+
+/// Turns API text into plain text: HTML tags removed, entities decoded, whitespace collapsed.
+public enum PlainText {
+    /// `html` as plain text on one line, or `nil` when nothing is left.
+    ///
+    /// `<p>Meet <b>locals</b>&nbsp;&amp; friends</p>` becomes `Meet locals & friends`.
+    public static func fromHTML(_ html: String?) -> String? {
+        guard let html else { return nil }
+        var text = ""
+        text.reserveCapacity(html.count)
+        var insideTag = false
+        var insideComment = false
+        var index = html.startIndex
+        while index < html.endIndex {
+            let character = html[index]
+            if insideComment {
+                if html[index...].hasPrefix("-->") {
+                    insideComment = false
+                    index = html.index(index, offsetBy: 3)
+                    continue
+                }
+            } else if insideTag {
+                if character == ">" { insideTag = false }
+            } else if character == "<" {
+                if html[index...].hasPrefix("<!--") {
+                    insideComment = true
+                } else if let next = html.index(index, offsetBy: 1, limitedBy: html.endIndex), next < html.endIndex,
+                    html[next].isLetter || html[next] == "/" || html[next] == "!"
+                {
+                    insideTag = true
+                    text.append(" ")  // block tags separate words; extra spaces collapse below
+                } else {
+                    text.append(character)
+                }
+            } else {
+                text.append(character)
+            }
+            index = html.index(after: index)
+        }
+        return collapseWhitespace(decodeEntities(text))
+    }
+
+    /// `text` with runs of whitespace (including non-breaking spaces and newlines) turned into one space,
+    /// trimmed; `nil` when empty.
+    public static func collapseWhitespace(_ text: String?) -> String? {
+        guard let text else { return nil }
+        let words = text.split(whereSeparator: { $0.isWhitespace || $0 == "\u{00A0}" })
+        return words.isEmpty ? nil : words.joined(separator: " ")
+    }
+
+    private static let namedEntities: [String: String] = [
+        "amp": "&", "lt": "<", "gt": ">", "quot": "\"", "apos": "'", "nbsp": "\u{00A0}", "ndash": "–", "mdash": "—",
+        "hellip": "…", "lsquo": "‘", "rsquo": "’", "ldquo": "“", "rdquo": "”", "copy": "©", "reg": "®", "trade": "™",
+        "eacute": "é", "egrave": "è", "aacute": "á", "agrave": "à", "oacute": "ó", "uacute": "ú", "iacute": "í",
+        "ntilde": "ñ", "ccedil": "ç", "uuml": "ü", "ouml": "ö", "auml": "ä", "szlig": "ß", "euro": "€", "pound": "£",
+        "bull": "•", "middot": "·", "laquo": "«", "raquo": "»", "deg": "°",
+    ]
+
+    /// `text` with HTML character references (`&amp;`, `&#39;`, `&#x1F600;`) decoded; unknown ones are kept.
+    public static func decodeEntities(_ text: String) -> String {
+        guard text.contains("&") else { return text }
+        var output = ""
+        output.reserveCapacity(text.count)
+        var index = text.startIndex
+        while index < text.endIndex {
+            guard text[index] == "&", let semicolon = text[index...].prefix(12).firstIndex(of: ";") else {
+                output.append(text[index])
+                index = text.index(after: index)
+                continue
+            }
+            let name = text[text.index(after: index)..<semicolon]
+            var replacement: String?
+            if name.hasPrefix("#x") || name.hasPrefix("#X") {
+                replacement = UInt32(name.dropFirst(2), radix: 16).flatMap(Unicode.Scalar.init).map { String(Character($0)) }
+            } else if name.hasPrefix("#") {
+                replacement = UInt32(name.dropFirst()).flatMap(Unicode.Scalar.init).map { String(Character($0)) }
+            } else {
+                replacement = namedEntities[String(name)]
+            }
+            if let replacement {
+                output += replacement
+                index = text.index(after: semicolon)
+            } else {
+                output.append(text[index])
+                index = text.index(after: index)
+            }
+        }
+        return output
+    }
+}
+
+/// Reading JSON bodies with clear errors.
+extension HTTPResponse {
+    /// The body parsed as JSON.
+    /// - Throws: a `decoding` ``AggregateError`` that says whether the body was empty, an HTML page, or
+    ///   malformed (with the line and column), never the raw parser error alone.
+    public func json() throws -> JSONValue {
+        if body.isEmpty {
+            throw AggregateError(.decoding, "the API sent an empty body where JSON was expected (HTTP \(status))", httpStatus: status)
+        }
+        do {
+            return try JSONParser().parse(body)
+        } catch {
+            if looksLikeHTML {
+                throw AggregateError(.decoding, "the API sent an HTML page instead of JSON (HTTP \(status))", httpStatus: status)
+            }
+            throw AggregateError(.decoding, "the API sent malformed JSON (HTTP \(status)): \(error.reason) at line \(error.line), column \(error.column)", httpStatus: status)
+        }
+    }
+}

@@ -1,0 +1,121 @@
+public import Foundation
+
+/// An immutable list of providers with lookup by name. Build it once and pass it to what needs it.
+public struct ProviderRegistry: Sendable {
+    /// The providers, in the order given.
+    public let providers: [any Provider.Type]
+
+    /// Creates a registry.
+    /// - Throws: ``AggregateError`` of kind `config` when two providers share a name or a name is not lower-case.
+    public init(_ providers: [any Provider.Type]) throws {
+        var seen: Set<String> = []
+        for provider in providers {
+            let name = provider.descriptor.name
+            guard !name.isEmpty, name == name.lowercased(), name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" })
+            else {
+                throw AggregateError(.config, "provider name '\(name)' must be lower-case letters, digits or '-'")
+            }
+            guard seen.insert(name).inserted else {
+                throw AggregateError(.config, "two providers are named '\(name)'")
+            }
+        }
+        self.providers = providers
+    }
+
+    /// The providers' names, in order.
+    public var names: [String] { providers.map { $0.descriptor.name } }
+
+    /// The provider named `name`, or `nil`.
+    public func provider(named name: String) -> (any Provider.Type)? {
+        providers.first { $0.descriptor.name == name }
+    }
+
+    /// The provider named `name`.
+    /// - Throws: a `usage` error that lists the valid names.
+    public func require(_ name: String) throws(AggregateError) -> any Provider.Type {
+        guard let provider = provider(named: name) else {
+            throw AggregateError(.usage, "unknown provider '\(name)'. Valid providers: \(names.joined(separator: ", ")).")
+        }
+        return provider
+    }
+}
+
+/// Routes sandbox requests to providers: `/<name>/...` goes to that provider with the prefix removed;
+/// any other path goes to the first provider whose routes answer it.
+public struct SandboxRouter: Sendable {
+    /// The providers served.
+    public let registry: ProviderRegistry
+
+    /// Creates a router.
+    public init(registry: ProviderRegistry) { self.registry = registry }
+
+    /// Which provider serves `path`, and the path as that provider sees it.
+    public func route(_ path: String) -> [(provider: any Provider.Type, path: String, mount: String)] {
+        let segments = path.split(separator: "/", maxSplits: 1, omittingEmptySubsequences: true)
+        if let first = segments.first, let provider = registry.provider(named: String(first)) {
+            let rest = segments.count > 1 ? "/" + segments[1] : "/"
+            return [(provider, rest, "/" + first)]
+        }
+        return registry.providers.map { ($0, path, "") }
+    }
+
+    /// The response to `request`: the provider's answer, or a 404 naming the paths that exist.
+    /// - Parameter serverURL: the root URL clients used (the provider's base URL is derived from it).
+    public func respond(to request: SandboxRequest, serverURL: URL, now: Date = Date(), store: SandboxStore?, settings: [String: String] = [:]) -> (provider: String?, response: SandboxResponse) {
+        for candidate in route(request.path) {
+            var routed = request
+            routed.path = candidate.path
+            let context = SandboxContext(
+                baseURL: candidate.mount.isEmpty ? serverURL : serverURL.appendingEndpoint(candidate.mount),
+                now: now, store: store, settings: settings)
+            if let response = candidate.provider.sandboxResponse(for: routed, context: context) {
+                return (candidate.provider.descriptor.name, response)
+            }
+        }
+        let body: JSONValue = [
+            "error": "not found",
+            "message": .string("The sandbox has no route for \(request.method) \(request.path). Providers: \(registry.names.joined(separator: ", ")); mount one at /<name>/..."),
+        ]
+        return (nil, .json(body, status: 404))
+    }
+}
+
+/// A transport that answers from a provider's sandbox routes in-process: what `--offline` uses.
+/// No socket, no network, no credentials from the user's environment.
+public struct SandboxTransport: HTTPTransport {
+    private let router: SandboxRouter
+    private let store: SandboxStore?
+    private let settings: [String: String]
+
+    /// Creates a transport over `registry`'s routes, with persistent state in `store` (for providers that write).
+    public init(registry: ProviderRegistry, store: SandboxStore? = nil, settings: [String: String] = [:]) {
+        self.router = SandboxRouter(registry: registry)
+        self.store = store
+        self.settings = settings
+    }
+
+    public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        try Task.checkCancellation()
+        let sandboxRequest = SandboxRequest(method: request.method, url: request.url, headers: request.headers, body: request.body ?? Data())
+        var root = URLComponents(url: request.url, resolvingAgainstBaseURL: false) ?? URLComponents()
+        root.path = ""
+        root.query = nil
+        let serverURL = root.url ?? request.url
+        let answer = router.respond(to: sandboxRequest, serverURL: serverURL, store: store, settings: settings)
+        guard answer.response.body.count <= request.maxResponseBytes else {
+            throw AggregateError(.tooLarge, "the response is larger than the \(ByteCount.describe(request.maxResponseBytes)) size cap")
+        }
+        return HTTPResponse(status: answer.response.status, headers: answer.response.headers, body: answer.response.body, url: request.url)
+    }
+}
+
+/// Byte counts for people.
+public enum ByteCount {
+    /// e.g. `32 MiB`, `1.5 KiB`, `512 bytes`.
+    public static func describe(_ bytes: Int) -> String {
+        if bytes >= 1 << 20, bytes % (1 << 20) == 0 { return "\(bytes >> 20) MiB" }
+        if bytes >= 1 << 20 { return String(format: "%.1f MiB", Double(bytes) / Double(1 << 20)) }
+        if bytes >= 1 << 10 { return String(format: "%.1f KiB", Double(bytes) / 1024) }
+        return "\(bytes) bytes"
+    }
+}

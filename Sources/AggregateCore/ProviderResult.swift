@@ -1,0 +1,111 @@
+public import Foundation
+
+/// Where a result's data came from.
+public enum DataSource: String, Sendable {
+    /// The live API (or any server given with `--base-url`).
+    case live
+    /// The bundled sandbox data (`--offline`).
+    case offline
+}
+
+/// Figures about how a result was fetched.
+public struct ResultMeta: Sendable, Equatable {
+    /// Live or offline.
+    public var source: DataSource
+    /// HTTP exchanges made, retries and redirects included.
+    public var requests: Int
+    /// Pages read.
+    public var pages: Int
+    /// Response body bytes received.
+    public var bytes: Int
+    /// Wall time of the whole run in milliseconds.
+    public var elapsedMs: Double
+    /// The API's count of all matches, when it gives one.
+    public var totalCount: Int?
+    /// The cursor of the next page not fetched, when more exist.
+    public var nextCursor: String?
+
+    /// Creates meta figures.
+    public init(source: DataSource, requests: Int = 0, pages: Int = 0, bytes: Int = 0, elapsedMs: Double = 0, totalCount: Int? = nil, nextCursor: String? = nil) {
+        self.source = source
+        self.requests = requests
+        self.pages = pages
+        self.bytes = bytes
+        self.elapsedMs = elapsedMs
+        self.totalCount = totalCount
+        self.nextCursor = nextCursor
+    }
+
+    /// The JSON contract's `meta` object.
+    public var jsonValue: JSONValue {
+        [
+            "source": .string(source.rawValue),
+            "requests": .int(requests),
+            "pages": .int(pages),
+            "bytes": .int(bytes),
+            "elapsedMs": .number(String(format: "%.1f", elapsedMs)),
+            "totalCount": totalCount.map(JSONValue.int) ?? .null,
+            "nextCursor": .optional(nextCursor),
+        ]
+    }
+}
+
+/// The outcome of one provider invocation: its items, or the error that stopped it.
+public struct ProviderResult: Sendable {
+    /// The provider's name.
+    public var provider: String
+    /// The operation's name.
+    public var operation: String
+    /// The parameters used.
+    public var query: JSONObject
+    /// The items (empty when failed).
+    public var items: [Item]
+    /// Why it failed, or `nil` on success.
+    public var error: AggregateError?
+    /// How it was fetched.
+    public var meta: ResultMeta
+    /// The raw response bodies of the pages read, in order (for `--raw`).
+    public var rawBodies: [Data]
+
+    /// Creates a result.
+    public init(provider: String, operation: String, query: JSONObject = JSONObject(), items: [Item] = [], error: AggregateError? = nil, meta: ResultMeta, rawBodies: [Data] = []) {
+        self.provider = provider
+        self.operation = operation
+        self.query = query
+        self.items = items
+        self.error = error
+        self.meta = meta
+        self.rawBodies = rawBodies
+    }
+
+    /// `ok` or `failed`.
+    public var status: String { error == nil ? "ok" : "failed" }
+
+    /// The result in the JSON contract's shape.
+    public var jsonValue: JSONValue {
+        [
+            "provider": .string(provider),
+            "operation": .string(operation),
+            "query": .object(query),
+            "status": .string(status),
+            "items": .array(items.map(\.jsonValue)),
+            "error": error?.jsonValue ?? .null,
+            "meta": meta.jsonValue,
+        ]
+    }
+}
+
+/// The `--format json` document.
+public enum ResultDocument {
+    /// The version of the JSON contract; bumped only for incompatible changes.
+    public static let schemaVersion = 1
+
+    /// `{"schemaVersion": 1, "results": [...]}` plus any extra top-level members (e.g. `comparison`).
+    public static func jsonValue(_ results: [ProviderResult], extra: [JSONObject.Member] = []) -> JSONValue {
+        var object = JSONObject()
+        object["schemaVersion"] = .int(schemaVersion)
+        object["results"] = .array(results.map(\.jsonValue))
+        for member in extra { object[member.key] = member.value }
+        return .object(object)
+    }
+}

@@ -1,0 +1,46 @@
+import Foundation
+
+/// The output formats every command accepts with `--format`.
+public enum OutputFormat: String, Sendable, CaseIterable {
+    /// A readable list sized to the terminal (the default).
+    case text
+    /// One JSON document: `{"schemaVersion": 1, "results": [...]}`.
+    case json
+    /// One item per line as JSON.
+    case ndjson
+}
+
+/// Renders results in the machine-readable formats.
+public enum ResultRenderer {
+    /// The `--format json` document, pretty-printed, ending with a newline.
+    public static func json(_ results: [ProviderResult], extra: [JSONObject.Member] = []) -> String {
+        JSONWriter(pretty: true).string(ResultDocument.jsonValue(results, extra: extra)) + "\n"
+    }
+
+    /// The `--format ndjson` lines: every item of every successful result, one compact JSON object per line.
+    public static func ndjson(_ results: [ProviderResult]) -> String {
+        let writer = JSONWriter()
+        return results.flatMap(\.items).map { writer.string($0.jsonValue) + "\n" }.joined()
+    }
+}
+
+/// Text views shared by providers.
+public enum TextRenderer {
+    /// One line per item: `title — subtitle — summary`, cut to the width.
+    public static func genericList(_ items: [Item], style: TextStyle) -> String {
+        items.map { item in
+            let parts = [item.title, item.subtitle, item.summary].compactMap { $0 }.filter { !$0.isEmpty }
+            return oneLine(parts, style: style) + "\n"
+        }.joined()
+    }
+
+    /// `parts` joined with ` — ` and cut to the style's width, the first part in bold.
+    public static func oneLine(_ parts: [String], style: TextStyle) -> String {
+        let plain = TextLayout.truncate(parts.joined(separator: " — "), to: style.width)
+        guard style.color, let first = parts.first, plain.hasPrefix(first) else { return plain }
+        return ANSI.bold(first, style) + plain.dropFirst(first.count)
+    }
+
+    /// The line shown when a successful result has no items.
+    public static func noItems(provider: String) -> String { "(no results from \(provider))\n" }
+}

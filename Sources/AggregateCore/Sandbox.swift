@@ -1,0 +1,211 @@
+public import Foundation
+
+/// A request as the sandbox's routes see it: method, path, decoded query, headers and body.
+public struct SandboxRequest: Sendable {
+    /// `GET`, `POST`, ...
+    public var method: String
+    /// The path below the provider's mount point, e.g. `/2/groups` (always starts with `/`).
+    public var path: String
+    /// The query parameters in order, percent-decoded (`+` is a space, as servers read forms).
+    public var query: [(name: String, value: String)]
+    /// The header fields.
+    public var headers: HTTPHeaders
+    /// The body.
+    public var body: Data
+
+    /// Creates a request.
+    public init(method: String, path: String, query: [(name: String, value: String)] = [], headers: HTTPHeaders = [:], body: Data = Data()) {
+        self.method = method
+        self.path = path
+        self.query = query
+        self.headers = headers
+        self.body = body
+    }
+
+    /// Creates a request from a URL's path and query.
+    public init(method: String, url: URL, headers: HTTPHeaders = [:], body: Data = Data()) {
+        let components = URLComponents(url: url, resolvingAgainstBaseURL: false)
+        let path = components?.percentEncodedPath ?? url.path
+        self.init(
+            method: method, path: path.isEmpty ? "/" : path,
+            query: SandboxRequest.decodeQuery(components?.percentEncodedQuery ?? ""), headers: headers, body: body)
+    }
+
+    /// The first value of the query parameter `name`.
+    public func queryValue(_ name: String) -> String? { query.first { $0.name == name }?.value }
+
+    /// The token of an `Authorization: Bearer` header.
+    public var bearerToken: String? {
+        guard let value = headers["Authorization"], value.lowercased().hasPrefix("bearer ") else { return nil }
+        return String(value.dropFirst(7)).trimmingCharacters(in: .whitespaces)
+    }
+
+    /// The body parsed as JSON, or `nil` when it is not JSON.
+    public var jsonBody: JSONValue? { try? JSONParser().parse(body) }
+
+    /// Decodes `a=1&b=two+words` into ordered pairs.
+    public static func decodeQuery(_ query: String) -> [(name: String, value: String)] {
+        query.split(separator: "&", omittingEmptySubsequences: true).map { pair in
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            func decode(_ text: Substring) -> String {
+                let spaced = text.replacingOccurrences(of: "+", with: " ")
+                return spaced.removingPercentEncoding ?? spaced
+            }
+            return (name: decode(parts[0]), value: parts.count > 1 ? decode(parts[1]) : "")
+        }
+    }
+}
+
+/// A response from a sandbox route.
+public struct SandboxResponse: Sendable, Equatable {
+    /// The status code.
+    public var status: Int
+    /// The header fields.
+    public var headers: HTTPHeaders
+    /// The body.
+    public var body: Data
+
+    /// Creates a response.
+    public init(status: Int, headers: HTTPHeaders = [:], body: Data = Data()) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
+
+    /// A JSON response.
+    public static func json(_ value: JSONValue, status: Int = 200, headers: HTTPHeaders = [:]) -> SandboxResponse {
+        var all = headers
+        if all["Content-Type"] == nil { all["Content-Type"] = "application/json; charset=utf-8" }
+        return SandboxResponse(status: status, headers: all, body: JSONWriter().data(value))
+    }
+
+    /// A plain-text response.
+    public static func text(_ text: String, status: Int, headers: HTTPHeaders = [:]) -> SandboxResponse {
+        var all = headers
+        if all["Content-Type"] == nil { all["Content-Type"] = "text/plain; charset=utf-8" }
+        return SandboxResponse(status: status, headers: all, body: Data(text.utf8))
+    }
+
+    /// An HTML page, as web frameworks send for errors.
+    public static func html(title: String, status: Int, headers: HTTPHeaders = [:]) -> SandboxResponse {
+        var all = headers
+        all["Content-Type"] = "text/html; charset=utf-8"
+        let page = "<!DOCTYPE html>\n<html>\n<head><title>\(title)</title></head>\n<body><h1>\(title)</h1></body>\n</html>\n"
+        return SandboxResponse(status: status, headers: all, body: Data(page.utf8))
+    }
+}
+
+/// What a sandbox route may know about its surroundings.
+public struct SandboxContext: Sendable {
+    /// The URL clients use to reach this provider in the sandbox (for `next` links and `Location` headers).
+    public var baseURL: URL
+    /// The current time (fixed in tests).
+    public var now: Date
+    /// Persistent state for providers that write (e.g. the message board), or `nil` for a read-only sandbox.
+    public var store: SandboxStore?
+    /// Provider-specific settings, e.g. `messageboard.csrf=true`.
+    public var settings: [String: String]
+
+    /// Creates a context.
+    public init(baseURL: URL, now: Date = Date(), store: SandboxStore? = nil, settings: [String: String] = [:]) {
+        self.baseURL = baseURL
+        self.now = now
+        self.store = store
+        self.settings = settings
+    }
+}
+
+/// A provider's part of the sandbox: its routes, as pure functions from request to response.
+public protocol SandboxProviding: Sendable {
+    /// The response to `request`, or `nil` when the path is not one of this provider's.
+    static func sandboxResponse(for request: SandboxRequest, context: SandboxContext) -> SandboxResponse?
+
+    /// The credentials the sandbox accepts, used by `--offline` in place of the user's environment.
+    static var sandboxEnvironment: [String: String] { get }
+
+    /// The body an injected fault with `status` should carry, in this API's error shape (default: none).
+    static func sandboxFaultResponse(status: Int, request: SandboxRequest, context: SandboxContext) -> SandboxResponse?
+}
+
+extension SandboxProviding {
+    public static func sandboxFaultResponse(status: Int, request: SandboxRequest, context: SandboxContext) -> SandboxResponse? {
+        nil
+    }
+}
+
+/// Persistent sandbox state: named JSON documents in a directory, updated under a lock and written atomically
+/// (a temporary file, then a rename), so a crash mid-write never leaves a half-written document.
+public final class SandboxStore: Sendable {
+    /// The directory that holds the documents.
+    public let directory: URL
+    private let lock = NSLock()
+
+    /// Creates a store in `directory` (created when missing).
+    public init(directory: URL) {
+        self.directory = directory
+    }
+
+    /// Reads the document `name`, or `nil` when it does not exist.
+    /// - Throws: ``AggregateError`` of kind `decoding` when the file exists but is not valid JSON.
+    public func read(_ name: String) throws -> JSONValue? {
+        lock.lock()
+        defer { lock.unlock() }
+        return try load(name)
+    }
+
+    /// Reads, changes and writes back the document `name` while holding the lock.
+    /// The document is written only when `body` returns normally; a corrupt file is never overwritten.
+    public func update<T>(_ name: String, _ body: (inout JSONValue?) throws -> T) throws -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        var document = try load(name)
+        let result = try body(&document)
+        if let document { try save(document, as: name) }
+        return result
+    }
+
+    private func fileURL(_ name: String) -> URL { directory.appendingPathComponent(name) }
+
+    private func load(_ name: String) throws -> JSONValue? {
+        let url = fileURL(name)
+        guard FileManager.default.fileExists(atPath: url.path) else { return nil }
+        let data: Data
+        do {
+            data = try Data(contentsOf: url)
+        } catch {
+            throw AggregateError(.config, "cannot read the sandbox store \(url.path): \(error.localizedDescription)")
+        }
+        do {
+            return try JSONParser().parse(data)
+        } catch {
+            throw AggregateError(
+                .decoding,
+                "the sandbox store \(url.path) is corrupt (\(error)); it was left untouched: repair or remove it")
+        }
+    }
+
+    private func save(_ document: JSONValue, as name: String) throws {
+        do {
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            let target = fileURL(name)
+            let temporary = directory.appendingPathComponent(".\(name).\(UUID().uuidString).tmp")
+            let data = JSONWriter(pretty: true).data(document)
+            guard FileManager.default.createFile(atPath: temporary.path, contents: data) else {
+                throw AggregateError(.config, "cannot write \(temporary.path)")
+            }
+            // Flush to disk before the rename so a crash cannot leave a renamed but empty file.
+            if let handle = FileHandle(forWritingAtPath: temporary.path) {
+                try? handle.synchronize()
+                try? handle.close()
+            }
+            if rename(temporary.path, target.path) != 0 {
+                try? FileManager.default.removeItem(at: temporary)
+                throw AggregateError(.config, "cannot replace \(target.path)")
+            }
+        } catch let error as AggregateError {
+            throw error
+        } catch {
+            throw AggregateError(.config, "cannot write the sandbox store in \(directory.path): \(error.localizedDescription)")
+        }
+    }
+}

@@ -1,0 +1,174 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The production transport: one `URLSession`, no redirects followed (the ``Fetcher`` follows them itself so
+/// it can drop credentials on another host), no cookies or cache, and the body read incrementally so a
+/// response over the size cap is cut off instead of filling memory.
+public final class URLSessionTransport: HTTPTransport, @unchecked Sendable {
+    private let session: URLSession
+    private let delegate: SessionDelegate
+
+    /// Creates a transport with its own session.
+    public init() {
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.httpShouldSetCookies = false
+        configuration.httpCookieAcceptPolicy = .never
+        configuration.urlCache = nil
+        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
+        configuration.httpMaximumConnectionsPerHost = 8
+        delegate = SessionDelegate()
+        session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
+    }
+
+    deinit { session.invalidateAndCancel() }
+
+    public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        var urlRequest = URLRequest(url: request.url)
+        urlRequest.httpMethod = request.method
+        urlRequest.timeoutInterval = request.timeout
+        urlRequest.httpBody = request.body
+        for field in request.headers { urlRequest.addValue(field.value, forHTTPHeaderField: field.name) }
+        if request.headers["User-Agent"] == nil { urlRequest.setValue("aggregate/\(AggregateVersion.current)", forHTTPHeaderField: "User-Agent") }
+        if request.headers["Accept"] == nil { urlRequest.setValue("application/json", forHTTPHeaderField: "Accept") }
+
+        let task = session.dataTask(with: urlRequest)
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<HTTPResponse, any Error>) in
+                delegate.register(task, maxBytes: request.maxResponseBytes, continuation: continuation)
+                task.resume()
+            }
+        } onCancel: {
+            task.cancel()
+        }
+    }
+}
+
+/// Collects each task's body and finishes its continuation exactly once.
+private final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
+    private struct TaskState {
+        var continuation: CheckedContinuation<HTTPResponse, any Error>
+        var maxBytes: Int
+        var response: HTTPURLResponse?
+        var body = Data()
+        var tooLarge = false
+    }
+
+    private let lock = NSLock()
+    private var states: [Int: TaskState] = [:]
+
+    func register(_ task: URLSessionTask, maxBytes: Int, continuation: CheckedContinuation<HTTPResponse, any Error>) {
+        lock.lock()
+        states[task.taskIdentifier] = TaskState(continuation: continuation, maxBytes: maxBytes)
+        lock.unlock()
+    }
+
+    private func withState<T>(_ task: URLSessionTask, _ body: (inout TaskState) -> T) -> T? {
+        lock.lock()
+        defer { lock.unlock() }
+        guard var state = states[task.taskIdentifier] else { return nil }
+        let result = body(&state)
+        states[task.taskIdentifier] = state
+        return result
+    }
+
+    func urlSession(
+        _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+        completionHandler: @escaping (URLSession.ResponseDisposition) -> Void
+    ) {
+        let http = response as? HTTPURLResponse
+        let declaredTooLarge = withState(dataTask) { state -> Bool in
+            state.response = http
+            // Refuse early when the server announces a body over the cap.
+            if response.expectedContentLength > Int64(state.maxBytes) {
+                state.tooLarge = true
+                return true
+            }
+            return false
+        } ?? false
+        completionHandler(declaredTooLarge ? .cancel : .allow)
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        let overCap = withState(dataTask) { state -> Bool in
+            guard !state.tooLarge else { return true }
+            if state.body.count + data.count > state.maxBytes {
+                state.tooLarge = true
+                state.body = Data()
+                return true
+            }
+            state.body.append(data)
+            return false
+        } ?? false
+        if overCap { dataTask.cancel() }
+    }
+
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+        newRequest request: URLRequest, completionHandler: @escaping (URLRequest?) -> Void
+    ) {
+        // Redirects are followed by the fetch layer, which decides where credentials may go.
+        completionHandler(nil)
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        lock.lock()
+        let state = states.removeValue(forKey: task.taskIdentifier)
+        lock.unlock()
+        guard let state else { return }
+        if state.tooLarge {
+            state.continuation.resume(throwing: AggregateError(
+                .tooLarge, "the response is larger than the \(ByteCount.describe(state.maxBytes)) size cap"))
+            return
+        }
+        if let error {
+            state.continuation.resume(throwing: Self.translate(error, url: task.originalRequest?.url))
+            return
+        }
+        guard let response = state.response else {
+            state.continuation.resume(throwing: AggregateError(.network, "the server sent no HTTP response", requestMayHaveBeenSent: true))
+            return
+        }
+        var headers = HTTPHeaders()
+        for (name, value) in response.allHeaderFields {
+            headers.add(String(describing: name), String(describing: value))
+        }
+        state.continuation.resume(returning: HTTPResponse(status: response.statusCode, headers: headers, body: state.body, url: response.url))
+    }
+
+    /// URLSession's errors as one line a user can act on.
+    static func translate(_ error: any Error, url: URL?) -> AggregateError {
+        let host = url?.host ?? "the server"
+        guard let urlError = error as? URLError else {
+            return AggregateError(.network, "the request to \(host) failed: \(error.localizedDescription)", requestMayHaveBeenSent: true)
+        }
+        switch urlError.code {
+        case .timedOut:
+            return AggregateError(.timeout, "\(host) did not answer within the timeout", requestMayHaveBeenSent: true)
+        case .cannotConnectToHost:
+            return AggregateError(.network, "cannot connect to \(host)\(url?.port.map { ":\($0)" } ?? ""): connection refused")
+        case .cannotFindHost, .dnsLookupFailed:
+            return AggregateError(.network, "cannot find the host \(host) (DNS lookup failed)")
+        case .notConnectedToInternet:
+            return AggregateError(.network, "not connected to the internet; try --offline")
+        case .networkConnectionLost:
+            return AggregateError(.network, "the connection to \(host) closed before the whole response arrived", requestMayHaveBeenSent: true)
+        case .badServerResponse, .cannotParseResponse:
+            return AggregateError(.network, "\(host) sent an invalid HTTP response", requestMayHaveBeenSent: true)
+        case .cancelled:
+            return AggregateError(.network, "the request to \(host) was cancelled", requestMayHaveBeenSent: true)
+        case .secureConnectionFailed, .serverCertificateUntrusted, .serverCertificateHasBadDate, .serverCertificateNotYetValid,
+            .serverCertificateHasUnknownRoot:
+            return AggregateError(.network, "the TLS connection to \(host) failed (\(urlError.localizedDescription))")
+        default:
+            return AggregateError(.network, "the request to \(host) failed: \(urlError.localizedDescription)", requestMayHaveBeenSent: true)
+        }
+    }
+}
+
+/// The tool's version.
+public enum AggregateVersion {
+    /// The current version, printed by `aggregate --version`.
+    public static let current = "0.1.0"
+}

@@ -1,0 +1,135 @@
+import Foundation
+import AggregateCore
+
+/// One option a command accepts.
+struct OptionSpec: Sendable, Equatable {
+    enum Arity: Sendable, Equatable {
+        /// `--name` alone.
+        case flag
+        /// `--name VALUE` or `--name=VALUE`, once.
+        case value
+        /// `--name VALUE`, any number of times.
+        case repeated
+    }
+
+    var name: String
+    var short: Character?
+    var arity: Arity
+    var valueName: String
+    var help: String
+
+    init(_ name: String, short: Character? = nil, arity: Arity = .value, valueName: String? = nil, help: String) {
+        self.name = name
+        self.short = short
+        self.arity = arity
+        self.valueName = valueName ?? name.uppercased().replacingOccurrences(of: "-", with: "_")
+        self.help = help
+    }
+
+    /// `--name <VALUE>` or `--name` as usage text shows it.
+    var synopsis: String {
+        let long = "--\(name)"
+        let names = short.map { "-\($0), \(long)" } ?? long
+        return arity == .flag ? names : "\(names) <\(valueName)>"
+    }
+}
+
+/// What the command line said, before types are checked.
+struct ParsedArguments: Sendable, Equatable {
+    var values: [String: [String]] = [:]
+    var flags: Set<String> = []
+    var positionals: [String] = []
+
+    func value(_ name: String) -> String? { values[name]?.last }
+    func has(_ name: String) -> Bool { flags.contains(name) || values[name] != nil }
+}
+
+/// Splits arguments into options and positionals against a list of accepted options.
+///
+/// Accepts `--name value`, `--name=value`, `-x value`, flags, and `--` to end options. A value that starts
+/// with `-` is allowed when it is a number (`--lon -0.1337`).
+struct ArgumentParser: Sendable {
+    var options: [OptionSpec]
+
+    func parse(_ arguments: [String]) throws(AggregateError) -> ParsedArguments {
+        var parsed = ParsedArguments()
+        var index = 0
+        var onlyPositionals = false
+        while index < arguments.count {
+            let argument = arguments[index]
+            index += 1
+            if onlyPositionals || argument == "-" || !argument.hasPrefix("-") || Self.isNumber(argument) {
+                parsed.positionals.append(argument)
+                continue
+            }
+            if argument == "--" {
+                onlyPositionals = true
+                continue
+            }
+            var name: String
+            var inlineValue: String?
+            if argument.hasPrefix("--") {
+                name = String(argument.dropFirst(2))
+                if let equals = name.firstIndex(of: "=") {
+                    inlineValue = String(name[name.index(after: equals)...])
+                    name = String(name[..<equals])
+                }
+            } else {
+                let letters = Array(argument.dropFirst())
+                guard letters.count == 1, let spec = options.first(where: { $0.short == letters[0] }) else {
+                    throw AggregateError(.usage, "unknown option '\(argument)'")
+                }
+                name = spec.name
+            }
+            guard let spec = options.first(where: { $0.name == name }) else {
+                let suggestion = Self.closest(to: name, among: options.map(\.name)).map { " (did you mean '--\($0)'?)" } ?? ""
+                throw AggregateError(.usage, "unknown option '--\(name)'\(suggestion)")
+            }
+            switch spec.arity {
+            case .flag:
+                guard inlineValue == nil else { throw AggregateError(.usage, "option '--\(name)' takes no value") }
+                parsed.flags.insert(name)
+            case .value, .repeated:
+                let value: String
+                if let inlineValue {
+                    value = inlineValue
+                } else {
+                    guard index < arguments.count, !arguments[index].hasPrefix("--") else {
+                        throw AggregateError(.usage, "missing value for '--\(name) <\(spec.valueName)>'")
+                    }
+                    value = arguments[index]
+                    index += 1
+                }
+                if spec.arity == .value, parsed.values[name] != nil {
+                    throw AggregateError(.usage, "option '--\(name)' given more than once")
+                }
+                parsed.values[name, default: []].append(value)
+            }
+        }
+        return parsed
+    }
+
+    static func isNumber(_ text: String) -> Bool {
+        text.count > 1 && Double(text) != nil
+    }
+
+    /// The option name closest to a mistyped one, when it is close enough to be a likely typo.
+    static func closest(to name: String, among names: [String]) -> String? {
+        names.map { ($0, editDistance($0, name)) }.filter { $0.1 <= 2 }.min { $0.1 < $1.1 }?.0
+    }
+
+    private static func editDistance(_ a: String, _ b: String) -> Int {
+        let a = Array(a), b = Array(b)
+        guard !a.isEmpty else { return b.count }
+        guard !b.isEmpty else { return a.count }
+        var previous = Array(0...b.count)
+        for i in 1...a.count {
+            var current = [i] + Array(repeating: 0, count: b.count)
+            for j in 1...b.count {
+                current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+            }
+            previous = current
+        }
+        return previous[b.count]
+    }
+}

@@ -1,0 +1,68 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// What the process knows about its terminal. Linux/Darwin only, so it lives in the CLI, not in Core.
+struct Terminal: Sendable {
+    var stdoutIsTerminal: Bool
+    var stderrIsTerminal: Bool
+    var stdinIsTerminal: Bool
+    /// Columns of the terminal, `COLUMNS` when set, else 80.
+    var width: Int
+    /// Whether colour is allowed on stdout: a terminal, and `NO_COLOR` unset.
+    var colorOnStdout: Bool
+    /// Whether colour is allowed on stderr.
+    var colorOnStderr: Bool
+
+    static func current(environment: [String: String]) -> Terminal {
+        let stdoutTTY = isatty(STDOUT_FILENO) == 1
+        let stderrTTY = isatty(STDERR_FILENO) == 1
+        let noColor = environment["NO_COLOR"].map { !$0.isEmpty } ?? false
+        return Terminal(
+            stdoutIsTerminal: stdoutTTY, stderrIsTerminal: stderrTTY, stdinIsTerminal: isatty(STDIN_FILENO) == 1,
+            width: Self.columns(environment: environment, isTerminal: stdoutTTY || stderrTTY),
+            colorOnStdout: stdoutTTY && !noColor && environment["TERM"] != "dumb",
+            colorOnStderr: stderrTTY && !noColor && environment["TERM"] != "dumb")
+    }
+
+    private static func columns(environment: [String: String], isTerminal: Bool) -> Int {
+        if let text = environment["COLUMNS"], let columns = Int(text), columns > 0 { return columns }
+        guard isTerminal else { return 80 }
+        var size = winsize()
+        for descriptor in [STDOUT_FILENO, STDERR_FILENO] where ioctl(descriptor, UInt(TIOCGWINSZ), &size) == 0 && size.ws_col > 0 {
+            return Int(size.ws_col)
+        }
+        return 80
+    }
+}
+
+/// Where the CLI writes. Tests replace it to capture output.
+final class Console: @unchecked Sendable {
+    private let lock = NSLock()
+    private let writeOut: @Sendable (String) -> Void
+    private let writeErr: @Sendable (String) -> Void
+
+    init(out: @escaping @Sendable (String) -> Void, err: @escaping @Sendable (String) -> Void) {
+        writeOut = out
+        writeErr = err
+    }
+
+    static let standard = Console(
+        out: { text in FileHandle.standardOutput.write(Data(text.utf8)) },
+        err: { text in FileHandle.standardError.write(Data(text.utf8)) })
+
+    func out(_ text: String) {
+        lock.lock()
+        defer { lock.unlock() }
+        writeOut(text)
+    }
+
+    func err(_ text: String) {
+        lock.lock()
+        defer { lock.unlock() }
+        writeErr(text)
+    }
+}
