@@ -29,7 +29,8 @@ public enum PlainText {
                     html[next].isLetter || html[next] == "/" || html[next] == "!"
                 {
                     insideTag = true
-                    text.append(" ")  // block tags separate words; extra spaces collapse below
+                    // Block tags separate words; inline ones (<a>, <b>, <span>) must not split "show &amp; <b>tell</b>.".
+                    if isBlockTag(html[next...]) { text.append(" ") }
                 } else {
                     text.append(character)
                 }
@@ -39,6 +40,17 @@ public enum PlainText {
             index = html.index(after: index)
         }
         return collapseWhitespace(decodeEntities(text))
+    }
+
+    private static let blockTags: Set<String> = [
+        "p", "br", "div", "li", "ul", "ol", "h1", "h2", "h3", "h4", "h5", "h6", "tr", "td", "th", "table", "blockquote",
+        "pre", "hr", "section", "article", "header", "footer", "dd", "dt", "dl",
+    ]
+
+    /// Whether the tag starting at `rest` (just after `<`) is a block-level tag.
+    private static func isBlockTag(_ rest: Substring) -> Bool {
+        let name = rest.drop(while: { $0 == "/" }).prefix(while: { $0.isLetter || $0.isNumber }).lowercased()
+        return blockTags.contains(name)
     }
 
     /// `text` with runs of whitespace (including non-breaking spaces and newlines) turned into one space,

@@ -188,7 +188,7 @@ public struct ProviderExample: Sendable, CustomStringConvertible {
 
 /// `argument` quoted for a POSIX shell when it needs it.
 public func shellQuoted(_ argument: String) -> String {
-    let safe = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.,/:=@%+")
-    if !argument.isEmpty, argument.unicodeScalars.allSatisfy(safe.contains) { return argument }
+    let safe = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.,/:=@%+"
+    if !argument.isEmpty, argument.allSatisfy(safe.contains) { return argument }
     return "'" + argument.replacingOccurrences(of: "'", with: "'\\''") + "'"
 }
