@@ -147,6 +147,8 @@ public struct Fetcher: Sendable {
         let started = Date()
         let stats = RunStatistics()
         var query = initialQuery
+        query.source = source
+        query.now = options.now()
         let redactor = Self.redactor(for: provider, query: query)
         let run = Run(fetcher: self, provider: provider, stats: stats, redactor: redactor)
         var collected = Collected()

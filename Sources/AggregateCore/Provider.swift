@@ -126,12 +126,19 @@ public struct Query: Sendable {
     public var environment: [String: String]
     /// Values the provider chose or looked up (API variant, user id, ...), private to the provider.
     public var state: [String: String]
+    /// Whether this run answers from the sandbox (`--offline`) or a live server; set by the ``Fetcher``.
+    public var source: DataSource
+    /// The run's clock reading, for requests that carry a timestamp; set by the ``Fetcher`` (fixed in tests).
+    public var now: Date
 
     /// Creates a query.
     public init(
         provider: String, operation: String, parameters: JSONObject = JSONObject(), limit: Int = 20,
-        baseURL: URL, environment: [String: String] = [:], state: [String: String] = [:]
+        baseURL: URL, environment: [String: String] = [:], state: [String: String] = [:], source: DataSource = .live,
+        now: Date = Date()
     ) {
+        self.source = source
+        self.now = now
         self.provider = provider
         self.operation = operation
         self.parameters = parameters
