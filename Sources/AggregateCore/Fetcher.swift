@@ -371,7 +371,9 @@ private struct Run: Sendable {
     private func interrupted(_ error: AggregateError, spec: HTTPRequestSpec, attempt: Int) -> AggregateError {
         var final = error
         if !spec.isIdempotent, error.requestMayHaveBeenSent {
-            final.message = "the connection failed after the request was sent (\(error.message)), so it may or may not have taken effect; it was not retried"
+            let descriptor = type(of: provider).descriptor
+            let check = descriptor.operations.first { !$0.writes }.map { " Check with 'aggregate \(descriptor.name) \($0.name)'." } ?? ""
+            final.message = "the connection failed after the request was sent (\(error.message)), so it may or may not have taken effect; it was not retried.\(check)"
         } else if attempt > 1 {
             final.message += " (after \(attempt) attempts)"
         }
