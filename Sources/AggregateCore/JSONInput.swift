@@ -1,0 +1,144 @@
+public import Foundation
+
+/// Reads a JSON document from a file or a stream for `aggregate browse`, with a size cap checked before the
+/// document is in memory, and one clear error for every way the bytes can be wrong.
+///
+/// Errors are ``AggregateError``s: `notFound` when a file cannot be opened or read, `tooLarge` over the cap, and
+/// `invalidInput` (exit 65) for an empty input, a UTF-16/UTF-32 encoding, bytes that are not UTF-8, invalid JSON
+/// (line, column and a short excerpt) or nesting deeper than the parser allows. A UTF-8 byte order mark is skipped.
+public enum JSONInput {
+    /// The default size cap: 64 MiB.
+    public static let defaultMaxBytes = 64 << 20
+
+    /// Reads the file at `path`, refusing it from its size alone when it is over `maxBytes`.
+    public static func readFile(atPath path: String, maxBytes: Int) throws(AggregateError) -> Data {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            throw AggregateError(.notFound, "\(path): no such file")
+        }
+        guard !isDirectory.boolValue else { throw AggregateError(.notFound, "\(path): is a directory, not a JSON file") }
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            throw AggregateError(.notFound, "\(path): cannot be opened (check its permissions)")
+        }
+        defer { try? handle.close() }
+        // A regular file's size is known before reading; pipes and devices report 0 and are read in chunks.
+        if let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber, size.int64Value > Int64(maxBytes) {
+            throw tooLarge(path, bytes: Int(truncatingIfNeeded: size.int64Value), maxBytes: maxBytes)
+        }
+        return try read(handle, name: path, maxBytes: maxBytes)
+    }
+
+    /// Reads `handle` to its end in chunks, stopping with `tooLarge` as soon as more than `maxBytes` arrived.
+    public static func read(_ handle: FileHandle, name: String, maxBytes: Int) throws(AggregateError) -> Data {
+        var data = Data()
+        let chunk = 1 << 20
+        while true {
+            let piece: Data?
+            do {
+                piece = try handle.read(upToCount: min(chunk, maxBytes + 1 - data.count))
+            } catch {
+                throw AggregateError(.notFound, "\(name): cannot be read (\(error.localizedDescription))")
+            }
+            guard let piece, !piece.isEmpty else { return data }
+            data.append(piece)
+            if data.count > maxBytes { throw tooLarge(name, bytes: nil, maxBytes: maxBytes) }
+        }
+    }
+
+    /// Parses `data` (read from `name`) as one JSON document.
+    public static func decode(_ data: Data, name: String, maxDepth: Int = 512) throws(AggregateError) -> JSONValue {
+        try checkEncoding(data, name: name)
+        do {
+            return try JSONParser(maxDepth: maxDepth).parse(data)
+        } catch {
+            var reason = error.reason
+            if reason.hasPrefix("nesting deeper") { reason += " (the most this tool reads)" }
+            let excerpt = printable(error.excerpt)
+            let position = "line \(error.line), column \(error.column)"
+            throw AggregateError(
+                .invalidInput,
+                reason == "empty input"
+                    ? "\(name): the input is empty; expected a JSON document"
+                    : "\(name): invalid JSON: \(reason) at \(position)\(excerpt.isEmpty ? "" : ": \(excerpt)")")
+        }
+    }
+
+    /// Refuses input that is not UTF-8: UTF-16/32 (by their byte order marks or zero bytes) and invalid sequences,
+    /// naming the line and column of the first bad byte.
+    static func checkEncoding(_ data: Data, name: String) throws(AggregateError) {
+        let head = [UInt8](data.prefix(4))
+        let wide: String?
+        if head.starts(with: [0x00, 0x00, 0xFE, 0xFF]) || head.starts(with: [0xFF, 0xFE, 0x00, 0x00]) {
+            wide = "UTF-32"
+        } else if head.starts(with: [0xFE, 0xFF]) || head.starts(with: [0xFF, 0xFE]) {
+            wide = "UTF-16"
+        } else if head.count >= 2, head[0] == 0 || head[1] == 0 {
+            wide = "UTF-16 or UTF-32"
+        } else {
+            wide = nil
+        }
+        if let wide {
+            throw AggregateError(.invalidInput, "\(name): the input looks like \(wide); JSON must be UTF-8 (convert it, e.g. with iconv -t UTF-8)")
+        }
+        guard let offset = firstInvalidUTF8(data) else { return }
+        var line = 1
+        var lineStart = 0
+        let bytes = [UInt8](data)
+        do {
+            for index in 0..<offset where bytes[index] == 0x0A {
+                line += 1
+                lineStart = index + 1
+            }
+        }
+        let byte = String(format: "0x%02X", bytes[offset])
+        throw AggregateError(
+            .invalidInput,
+            "\(name): not valid UTF-8: byte \(byte) at line \(line), column \(offset - lineStart + 1); JSON must be UTF-8 (a Latin-1 file converts with iconv -f latin1 -t UTF-8)")
+    }
+
+    /// The offset of the first byte that does not belong to a valid UTF-8 sequence, or `nil`.
+    static func firstInvalidUTF8(_ data: Data) -> Int? {
+        data.withUnsafeBytes { (buffer: UnsafeRawBufferPointer) -> Int? in
+            var index = 0
+            let count = buffer.count
+            while index < count {
+                let lead = buffer[index]
+                if lead < 0x80 {
+                    index += 1
+                    continue
+                }
+                let length: Int
+                let minimum: UInt32
+                switch lead {
+                case 0xC2...0xDF: length = 2; minimum = 0x80
+                case 0xE0...0xEF: length = 3; minimum = 0x800
+                case 0xF0...0xF4: length = 4; minimum = 0x10000
+                default: return index
+                }
+                guard index + length <= count else { return index }
+                var scalar = UInt32(lead) & (0xFF >> (length + 1))
+                for offset in 1..<length {
+                    let next = buffer[index + offset]
+                    guard next & 0xC0 == 0x80 else { return index }
+                    scalar = scalar << 6 | UInt32(next & 0x3F)
+                }
+                if scalar < minimum || scalar > 0x10FFFF || (0xD800...0xDFFF).contains(scalar) { return index }
+                index += length
+            }
+            return nil
+        }
+    }
+
+    /// `text` with control characters shown as `�`, so an excerpt cannot move the cursor or change colours.
+    static func printable(_ text: String) -> String {
+        String(String.UnicodeScalarView(text.unicodeScalars.map { scalar in
+            scalar.value < 0x20 || scalar.value == 0x7F || (0x80..<0xA0).contains(scalar.value) ? "\u{FFFD}" : scalar
+        }))
+    }
+
+    private static func tooLarge(_ name: String, bytes: Int?, maxBytes: Int) -> AggregateError {
+        let size = bytes.map { " is \(ByteCount.describe($0)), which is" } ?? " is"
+        return AggregateError(
+            .tooLarge, "\(name)\(size) larger than the \(ByteCount.describe(maxBytes)) size cap; raise it with --max-size, or cut the input down first")
+    }
+}
