@@ -20,7 +20,7 @@ var targets: [Target] = [
         name: "AggregateTestSupport",
         dependencies: ["AggregateCore", "AggregateSandbox", "AggregateProviders"]
     ),
-    .testTarget(name: "AggregateCoreTests", dependencies: ["AggregateCore", "AggregateTestSupport"]),
+    .testTarget(name: "AggregateCoreTests", dependencies: ["AggregateCore", "AggregateTestSupport"], exclude: ["Fixtures", "Golden"]),
     .testTarget(name: "AggregateSandboxTests", dependencies: ["AggregateCore", "AggregateSandbox", "AggregateTestSupport"]),
     .testTarget(
         name: "AggregateProvidersTests",

@@ -53,7 +53,7 @@ public enum JSONInput {
         } catch {
             var reason = error.reason
             if reason.hasPrefix("nesting deeper") { reason += " (the most this tool reads)" }
-            let excerpt = printable(error.excerpt)
+            let excerpt = printable(error.excerpt).trimmingCharacters(in: .whitespaces)
             let position = "line \(error.line), column \(error.column)"
             throw AggregateError(
                 .invalidInput,
