@@ -139,9 +139,15 @@ final class BrowseTerminal {
         // The handler must never block, whatever happens to the reader.
         _ = fcntl(signalPipe.write, F_SETFL, fcntl(signalPipe.write, F_GETFL) | O_NONBLOCK)
         browseSignalPipeWrite = signalPipe.write
+        var set = sigset_t()
+        sigemptyset(&set)
         for number in Self.endingSignals + [SIGWINCH] {
             previousHandlers[number] = signal(number, browseForwardSignal)
+            sigaddset(&set, number)
         }
+        // A process started by a thread that blocks signals inherits that mask; this thread, which waits in poll,
+        // takes them.
+        pthread_sigmask(SIG_UNBLOCK, &set, nil)
     }
 
     // MARK: Drawing
