@@ -9,7 +9,7 @@ enum BrowseCommand {
         OptionSpec("items", valueName: "N", help: "The most keys or elements the outline lists per object or array; the rest are counted in a '… N more' line (default: 50)."),
         OptionSpec("paths", arity: .flag, help: "Print every leaf as 'path = value', one per line, complete and uncut (like gron), for grep."),
         OptionSpec("interactive", short: "i", arity: .flag, help: "Explore the document full-screen (standard output must be a terminal)."),
-        OptionSpec("max-size", valueName: "SIZE", help: "The largest input read, in bytes or with K, M or G (binary units: 1M = 1 MiB); larger input is refused before it is read (default: 64M)."),
+        OptionSpec("max-size", valueName: "SIZE", help: "The largest input read, in bytes or with K, M or G (binary units: 1M = 1 MiB); a larger file is refused before it is read, a larger stream or response as soon as it passes the size (default: 64M)."),
         OptionSpec("timeout", valueName: "SECONDS", help: "For a URL: the most time the request may take (default: 15)."),
         OptionSpec("help", short: "h", arity: .flag, help: "Show help information."),
     ]
@@ -26,7 +26,7 @@ enum BrowseCommand {
 
             Keys of the explorer (-i): ↑/↓ or k/j move; PgUp/PgDn (b/space) and Home/End (g/G) jump; Enter, → or l steps into an object or array, or shows a value in full; ←, Backspace or h goes back up; / searches the keys and values of the current level (Enter to jump, Esc to cancel), n/N jump to the next/previous match; q quits. The terminal is restored on q, on Ctrl-C (exit status 130) and on SIGTERM/SIGHUP; a resize redraws the screen. Keys are read from the terminal even when the document comes from standard input.
 
-            Exit codes: 0 success; 1 the file or URL could not be read, the input is over --max-size, or --path does not exist; 64 usage error (including -i without a terminal); 65 invalid input: empty, not UTF-8, not valid JSON (line, column and an excerpt are shown), or nested deeper than 512 levels.
+            Exit codes: 0 success; 1 the file or URL could not be read, the input is over --max-size, or --path does not exist; 64 usage error (including -i without a terminal); 65 invalid input: empty, not UTF-8, not valid JSON (line, column and an excerpt are shown), or nested deeper than 512 levels; 78 an http:// URL to a host that is not loopback.
 
             Example: aggregate meetup --lat 51.5 --lon -0.13 --offline --raw | aggregate browse - --depth 2
             """)
