@@ -17,7 +17,7 @@ public struct TMDbProvider: Provider {
             AuthVariable("TMDB_API_KEY", usage: "v3 API key (32 hex digits), sent as the api_key= query parameter."),
         ],
         authStyle: "Bearer API Read Access Token, or api_key= query parameter",
-        paginationStyle: "numbered pages of 20 (page, total_pages; TMDb serves at most 500); the pages after the first are fetched concurrently",
+        paginationStyle: "numbered pages of 20 (at most 500); pages after the first fetched concurrently",
         operations: [
             ProviderOperation(
                 name: "search", summary: "Movies whose title matches the text (case- and accent-insensitive).", itemKind: "movie",
