@@ -173,11 +173,11 @@ enum MessageBoardErrors {
         }
     }
 
-    /// `HTTP 500 (Internal Server Error: <exception>)`, `HTTP 400 (an HTML page)`, or `HTTP 418`.
+    /// `HTTP 500 Internal Server Error: <exception>`, `HTTP 400 with an HTML page`, `HTTP 418: "<body>"` or `HTTP 418`.
     static func describe(_ response: HTTPResponse) -> String {
         let status = "HTTP \(response.status)"
         if let json = try? JSONParser().parse(response.body), let framework = frameworkError(json) {
-            return "\(status) (\([framework.error, framework.exception].compactMap { $0 }.joined(separator: ": ")))"
+            return "\(status) \(framework.error)" + (framework.exception.map { ": \($0)" } ?? "")
         }
         if response.looksLikeHTML { return "\(status) with an HTML page" }
         if response.body.isEmpty { return status }
