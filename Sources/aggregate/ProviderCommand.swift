@@ -215,6 +215,12 @@ enum ProviderCommand {
             console.out(ResultRenderer.json([result]))
         case .ndjson:
             console.out(ResultRenderer.ndjson([result]))
+        case .csv:
+            guard result.error == nil else { return }
+            console.out(ResultRenderer.csv([result]))
+        case .markdown:
+            guard result.error == nil else { return }
+            console.out(ResultRenderer.markdown([result]))
         case .text:
             guard result.error == nil else { return }
             if result.items.isEmpty {
