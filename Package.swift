@@ -40,7 +40,7 @@ for name in providerNames {
             name: "\(name)Provider",
             dependencies: ["AggregateCore"],
             path: "Providers/\(name)",
-            exclude: ["SampleData"]
+            exclude: ["SampleData", "README.md"]
         )
     )
 }
