@@ -30,7 +30,8 @@ var targets: [Target] = [
     ),
     .testTarget(
         name: "aggregateTests",
-        dependencies: ["aggregate", "AggregateCore", "AggregateSandbox", "AggregateProviders", "AggregateTestSupport"]
+        dependencies: ["aggregate", "AggregateCore", "AggregateSandbox", "AggregateProviders", "AggregateTestSupport"],
+        exclude: ["Golden"]
     ),
 ]
 

@@ -116,11 +116,11 @@ enum ComparisonText {
         let width = style.width
         return rows.map { row in
             let result = row.result
-            var lines = ["== \(row.invocation)"]
+            var lines = TextLayout.wrap("== \(row.invocation)", width: width)
             if let error = result.error {
                 lines += TextLayout.wrap("failed: " + error.message, width: width)
             } else {
-                lines.append("ok · \(result.items.count) items · \(result.meta.requests) requests, \(result.meta.pages) pages · \(ByteCount.describe(result.meta.bytes)) · \(milliseconds(result.meta.elapsedMs))")
+                lines += TextLayout.wrap("ok · \(result.items.count) items · \(result.meta.requests) requests, \(result.meta.pages) pages · \(ByteCount.describe(result.meta.bytes)) · \(milliseconds(result.meta.elapsedMs))", width: width)
             }
             lines += TextLayout.wrap("auth: \(row.authStyle)", width: width)
             lines += TextLayout.wrap("pagination: \(row.paginationStyle)", width: width)
