@@ -76,6 +76,8 @@ public struct MessageBoardProvider: Provider {
         }
     }
 
+    public func interruptedWriteOutcome(for query: Query) -> String { "the message may or may not have been saved" }
+
     public func renderText(_ result: ProviderResult, style: TextStyle) -> String {
         switch Operation(rawValue: result.operation) ?? .list {
         case .list:

@@ -87,7 +87,7 @@ import Testing
         let result = await MessageBoardTesting.run("post", name: "Joe", message: "hi", transport: transport)
         #expect(log.requests.count == 1)
         #expect(ExitCode(for: [result]) == .failure)
-        #expect(result.error?.description == "messageboard: the connection failed after the request was sent (the connection to 127.0.0.1 closed before the whole response arrived), so it may or may not have taken effect; it was not retried. Check with 'aggregate messageboard list'.")
+        #expect(result.error?.description == "messageboard: the connection failed after the request was sent (the connection to 127.0.0.1 closed before the whole response arrived), so the message may or may not have been saved; it was not retried. Check with 'aggregate messageboard list'.")
     }
 
     @Test func aConnectionRefusedBeforeSendingIsAPlainNetworkError() async {

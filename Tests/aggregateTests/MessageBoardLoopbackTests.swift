@@ -137,10 +137,20 @@ import Testing
         let output = await board.run(["post", "--name", "Joe", "--message", "hi"])
         #expect(output.code == .failure)
         #expect(output.stderr.hasPrefix("Error: messageboard: the connection failed after the request was sent ("))
-        #expect(output.stderr.hasSuffix("), so it may or may not have taken effect; it was not retried. Check with 'aggregate messageboard list'.\n"))
+        #expect(output.stderr.hasSuffix("), so the message may or may not have been saved; it was not retried. Check with 'aggregate messageboard list'.\n"))
         #expect(board.server.requestCount == 1)
         board.server.removeAllFaults()
         #expect(try await board.titles().count == 9)
+    }
+
+    @Test func aPostThatTimesOutSaysItMayOrMayNotHaveBeenSaved() async throws {
+        let board = try Board()
+        defer { board.server.stop() }
+        board.server.addFault(try SandboxFault.parse("delay=5s; method=POST"))
+        let output = await board.run(["post", "--name", "Joe", "--message", "slow", "--timeout", "0.5"])
+        #expect(output.code == .failure)
+        #expect(output.stderr == "Error: messageboard: no response within 0.5 s (the --timeout); the server may be slow or unreachable, so the message may or may not have been saved; it was not retried. Check with 'aggregate messageboard list'.\n")
+        #expect(board.server.requestCount == 1, "never retried")
     }
 
     @Test func aListIsRetriedAfterA503() async throws {

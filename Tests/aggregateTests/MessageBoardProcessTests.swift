@@ -139,7 +139,7 @@ final class SandboxProcess: @unchecked Sendable {
         let saved = outcomes.filter { $0.1.code == .success }.map { "crash test \($0.0)" }
         #expect(saved.count >= 5)
         for (_, output) in outcomes where output.code != .success {
-            let lost = output.stderr.contains("may or may not have taken effect") || output.stderr.contains("cannot connect")
+            let lost = output.stderr.contains("the message may or may not have been saved") || output.stderr.contains("cannot connect")
             #expect(lost, "a failed post says whether it may have been saved: \(output.stderr)")
         }
 
