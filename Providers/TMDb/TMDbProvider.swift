@@ -65,8 +65,6 @@ public struct TMDbProvider: Provider {
         static let posterBase = "posterBase"
     }
 
-    /// The `query` entry that tells the `movie` text view how many cast members to list.
-    static let castShownParameter = "castShown"
     /// The key of the `/configuration` body in the run's cache.
     static let configurationCacheKey = "tmdb.configuration"
 
@@ -82,11 +80,6 @@ public struct TMDbProvider: Provider {
             throw AggregateError(
                 .config,
                 "no credentials: set TMDB_ACCESS_TOKEN (API Read Access Token, preferred) or TMDB_API_KEY (v3 API key), or use --offline to see sample data")
-        }
-        if operation(query) == .movie {
-            // The query cannot tell an explicit --limit 20 from the default 20, so the default means "the first 10".
-            let castShown = query.limit == FetchOptions().limit ? TMDbTextView.defaultCastLines : query.limit
-            query.parameters[Self.castShownParameter] = .int(castShown)
         }
     }
 
@@ -141,7 +134,8 @@ public struct TMDbProvider: Provider {
 
     public func renderText(_ result: ProviderResult, style: TextStyle) -> String {
         if result.operation == Operation.movie.rawValue {
-            let castLines = result.query[Self.castShownParameter]?.int ?? TMDbTextView.defaultCastLines
+            // The first 10 cast members, unless --limit asks for another number.
+            let castLines = result.explicitLimit ?? TMDbTextView.defaultCastLines
             return result.items.map { TMDbTextView.detail($0, castLines: castLines, style: style) }.joined(separator: "\n")
         }
         return result.items.map { TMDbTextView.listLine($0, style: style) + "\n" }.joined()

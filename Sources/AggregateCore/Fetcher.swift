@@ -175,7 +175,7 @@ public struct Fetcher: Sendable {
         return ProviderResult(
             provider: name, operation: query.operation, query: query.parameters,
             items: failure == nil ? Array(collected.items.prefix(query.limit)) : [], error: failure, meta: meta,
-            rawBodies: collected.rawBodies)
+            rawBodies: collected.rawBodies, explicitLimit: query.isLimitExplicit ? query.limit : nil)
     }
 
     /// The redactor for a run: every credential variable the provider declares, plus any credential it attaches.
@@ -282,15 +282,23 @@ private struct Run: Sendable {
     }
 
     /// Fetches the numbered pages still needed for the limit, at most `maxConcurrentPages` at once, in page order.
-    private func numberedPages(after current: Int, total: Int, pageSize: Int, query: Query, into collected: inout Collected) async throws {
-        let wanted = query.limit - collected.items.count
-        let needed = Int((Double(wanted) / Double(max(1, pageSize))).rounded(.up))
-        let last = min(total, current + needed, options.maxPages)
-        guard last > current else {
-            if total > current { collected.nextCursor = String(current + 1) }
-            return
+    /// When duplicates dropped across pages leave the run short, the next batch fills the gap.
+    private func numberedPages(after first: Int, total: Int, pageSize: Int, query: Query, into collected: inout Collected) async throws {
+        var current = first
+        while collected.items.count < query.limit {
+            let wanted = query.limit - collected.items.count
+            let needed = Int((Double(wanted) / Double(max(1, pageSize))).rounded(.up))
+            let last = min(total, current + needed, options.maxPages)
+            guard last > current else { break }
+            try await numberedBatch((current + 1)...last, pageSize: pageSize, query: query, into: &collected)
+            current = last
         }
-        let numbers = Array((current + 1)...last)
+        if current < total, collected.items.count >= query.limit { collected.nextCursor = String(current + 1) }
+    }
+
+    /// Fetches the pages `numbers` concurrently and adds them in page order.
+    private func numberedBatch(_ range: ClosedRange<Int>, pageSize: Int, query: Query, into collected: inout Collected) async throws {
+        let numbers = Array(range)
         var results: [Int: (HTTPResponse, Page)] = [:]
         try await withThrowingTaskGroup(of: (Int, HTTPResponse, Page).self) { group in
             var iterator = numbers.makeIterator()
@@ -313,7 +321,6 @@ private struct Run: Sendable {
             guard let (response, page) = results[number] else { continue }
             _ = collected.add(page, body: response.body)
         }
-        if last < total, collected.items.count >= query.limit { collected.nextCursor = String(last + 1) }
     }
 
     private static func describe(_ next: Page.Next?) -> String? {

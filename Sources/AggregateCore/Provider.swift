@@ -126,6 +126,8 @@ public struct Query: Sendable {
     public var parameters: JSONObject
     /// How many items to return at most.
     public var limit: Int
+    /// Whether the user gave the limit (`--limit`) rather than leaving the default; text views may show more then.
+    public var isLimitExplicit: Bool
     /// The API's base URL for this run (the sandbox's when offline).
     public var baseURL: URL
     /// The environment variables visible to the provider (credentials).
@@ -145,6 +147,7 @@ public struct Query: Sendable {
     ) {
         self.source = source
         self.now = now
+        self.isLimitExplicit = false
         self.provider = provider
         self.operation = operation
         self.parameters = parameters

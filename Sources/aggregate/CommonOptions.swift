@@ -4,6 +4,7 @@ import Foundation
 /// Options every provider command accepts.
 struct CommonOptions: Sendable, Equatable {
     var limit = 20
+    var limitIsExplicit = false
     var format: OutputFormat = .text
     var offline = false
     var baseURL: String?
@@ -38,6 +39,7 @@ struct CommonOptions: Sendable, Equatable {
                 throw AggregateError(.usage, "--limit must be a whole number from 1 to 10000, not '\(text)'")
             }
             limit = value
+            limitIsExplicit = true
         }
         if let text = parsed.value("format") {
             guard let value = OutputFormat(rawValue: text.lowercased()) else {

@@ -122,10 +122,12 @@ struct InvocationRunner: Sendable {
         let baseURL = offline
             ? Self.offlineBaseURL(for: descriptor.name)
             : try descriptor.baseURL(override: invocation.common.baseURL, environment: context.environment)
-        return Query(
+        var query = Query(
             provider: descriptor.name, operation: invocation.operation.name, parameters: invocation.parameters,
             limit: invocation.common.limit, baseURL: baseURL,
             environment: offline ? invocation.provider.sandboxEnvironment : context.environment)
+        query.isLimitExplicit = invocation.common.limitIsExplicit
+        return query
     }
 
     /// The fetcher for `invocation`: the sandbox in-process when offline, the network otherwise.

@@ -46,6 +46,8 @@ import Testing
         #expect(castLines.last == "  … and 3 more (--limit 13 lists them all)")
         let three = await CLIHarness().run(["tmdb", "movie", "1930", "--offline", "--limit", "3"])
         #expect(three.stdout.hasSuffix("  Rhys Ifans as Dr. Curt Connors / The Lizard\n  … and 10 more (--limit 13 lists them all)\n"))
+        let twenty = await CLIHarness().run(["tmdb", "movie", "1930", "--offline", "--limit", "20"])
+        #expect(twenty.stdout.components(separatedBy: "\nCast\n")[1].split(separator: "\n").count == 13, "an explicit --limit 20 lists up to 20")
         let all = await CLIHarness().run(["tmdb", "movie", "1930", "--offline", "--limit", "50"])
         #expect(all.stdout.hasSuffix("  Stan Lee as School Librarian\n"))
     }
