@@ -81,7 +81,7 @@ enum TwitterErrors {
         switch status {
         case 401:
             let detail = codes.isEmpty ? "" : ", code \(codes[0])"
-            return AggregateError(.auth, "the bearer token was rejected (HTTP 401\(detail)). Check \(variables).", httpStatus: status)
+            return AggregateError(.auth, "the API token was rejected (HTTP 401\(detail)). Check \(variables).", httpStatus: status)
         case 403:
             if json?["reason"]?.string == "client-not-enrolled" || type.hasSuffix("/client-forbidden") {
                 let enrollment = json?["required_enrollment"]?.nonEmptyString.map { " (\($0))" } ?? ""

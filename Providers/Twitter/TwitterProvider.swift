@@ -55,7 +55,7 @@ public struct TwitterProvider: Provider {
         query.state[TwitterState.api] = TwitterAPIVersion(rawValue: query.string("api") ?? "")?.rawValue ?? TwitterAPIVersion.v2.rawValue
         guard Self.bearerToken(query) != nil else {
             throw AggregateError(
-                .config, "no bearer token: set X_BEARER_TOKEN (or TWITTER_BEARER_TOKEN), or use --offline to see sample data")
+                .config, "no API token: set X_BEARER_TOKEN (or TWITTER_BEARER_TOKEN), or use --offline to see sample data")
         }
     }
 
