@@ -45,8 +45,8 @@ enum TwitterSandbox {
 
     /// The bundled accounts.
     static let users: [JSONValue] = (try? JSONParser().parse(TwitterSampleData.usersJSON))?.array ?? []
-    /// The bundled posts, newest first.
-    static let tweets: [JSONValue] = ((try? JSONParser().parse(TwitterSampleData.tweetsJSON))?.array ?? [])
+    /// The bundled posts and the chime account's, newest first.
+    static let tweets: [JSONValue] = (((try? JSONParser().parse(TwitterSampleData.tweetsJSON))?.array ?? []) + TwitterChime.posts)
         .sorted { numericID($0) > numericID($1) }
 
     static func numericID(_ value: JSONValue) -> UInt64 { value["id"]?.string.flatMap { UInt64($0) } ?? 0 }
@@ -177,8 +177,9 @@ enum TwitterSandbox {
     }
 
     /// The answer to an injected fault, in the shape of the API version the path belongs to.
+    /// `nil` for paths that are not X's, so another provider's shape answers there.
     static func fault(status: Int, request: SandboxRequest, context: SandboxContext) -> SandboxResponse? {
-        let route = Route(path: request.path) ?? (request.path.hasPrefix("/1.1/") ? .userTimelineV11 : .userTweets("0"))
+        guard let route = Route(path: request.path) else { return nil }
         if status == 401 { return unauthorized(route, context: context) }
         if status == 429 {
             let reset = context.settings["twitter.rate-limit-reset"].flatMap(Int64.init).map { Int64(context.now.timeIntervalSince1970) + $0 }

@@ -377,7 +377,9 @@ final class LimitOnce: @unchecked Sendable {
     }
 
     @Test func theBundledDataHasTheQuirksItPromises() throws {
-        #expect(TwitterSandbox.users.count == 10)
+        #expect(TwitterSandbox.users.count == 11)
+        #expect(TwitterSandbox.timeline(userID: TwitterChime.userID).count == 240)
+        #expect(Set(TwitterSandbox.tweets.compactMap { $0["id"]?.string }).count == TwitterSandbox.tweets.count, "ids are unique")
         #expect(TwitterSandbox.tweets.count >= 90)
         #expect(TwitterSandbox.tweets.allSatisfy { TwitterSandbox.numericID($0) > 1 << 53 })
         #expect(TwitterSandbox.tweets.contains { $0["text"]?.string?.contains("&amp;") == true })

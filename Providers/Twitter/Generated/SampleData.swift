@@ -2971,6 +2971,21 @@ enum TwitterSampleData {
     "location": "Madrid, España"
   },
   {
+    "id": "1688888888888888888",
+    "name": "Hourly Chime 🔔",
+    "username": "hourly_chime",
+    "created_at": "2023-07-08T12:00:00.000Z",
+    "description": "A bot that posts every hour. Its 240 posts are made by the sandbox (TwitterChime.swift), not stored here.",
+    "protected": false,
+    "verified": false,
+    "public_metrics": {
+      "followers_count": 77,
+      "following_count": 0,
+      "tweet_count": 240,
+      "listed_count": 1
+    }
+  },
+  {
     "id": "880129472",
     "name": "Quiet Vault 🔒",
     "username": "QuietVault",
