@@ -63,7 +63,13 @@ enum TwitterV2 {
     /// The account in a `GET /2/users/by/username/:username` body. Unknown and suspended users arrive as HTTP 200
     /// with only an `errors` list.
     static func user(from json: JSONValue, requested handle: String) throws -> TwitterAccount {
-        if let account = json["data"].flatMap(TwitterAccount.init(json:)) { return account }
+        if let account = json["data"].flatMap(TwitterAccount.init(json:)) {
+            // The id goes into the timeline's URL path.
+            guard !account.id.isEmpty, account.id.allSatisfy({ $0.isASCII && $0.isNumber }) else {
+                throw AggregateError(.decoding, "the user lookup gave '\(account.id)' as @\(handle)'s id, which is not a number")
+            }
+            return account
+        }
         if let errors = json["errors"]?.array, let first = errors.first {
             throw resourceError(first, handle: handle)
         }
@@ -75,6 +81,9 @@ enum TwitterV2 {
     static func timelinePage(_ json: JSONValue, owner: TwitterAccount?) throws -> Page {
         guard case .object = json else {
             throw AggregateError(.decoding, "the timeline answer is not a JSON object (not an API v2 response)")
+        }
+        if let data = json["data"], data.array == nil {
+            throw AggregateError(.decoding, "the timeline answer's data is \(data.typeName), not a list of posts (not an API v2 timeline)")
         }
         let data = json["data"]?.array ?? []
         if json["data"] == nil, let first = json["errors"]?.array?.first {

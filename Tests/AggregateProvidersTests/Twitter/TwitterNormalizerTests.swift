@@ -114,6 +114,9 @@ import Testing
         #expect(throws: AggregateError.self) { try TwitterV2.timelinePage(["hello": "world"], owner: nil) }
         #expect(throws: AggregateError.self) { try TwitterV2.timelinePage([1, 2], owner: nil) }
         #expect(throws: AggregateError.self) { try TwitterV2.user(from: ["data": ["name": "no id"]], requested: "x") }
+        #expect(throws: AggregateError.self) { try TwitterV2.timelinePage(["data": ["id": "1", "text": "one post, not a list"]], owner: nil) }
+        let pathInjection: JSONValue = ["data": ["id": "1/../../admin", "name": "N", "username": "x"]]
+        #expect(throws: AggregateError.self) { try TwitterV2.user(from: pathInjection, requested: "x") }
     }
 
     // MARK: v1.1
