@@ -2,10 +2,12 @@ public import AggregateCore
 import MeetupProvider
 import MessageBoardProvider
 import TMDbProvider
+import TwitterProvider
 
 /// Every provider, in the order `aggregate providers` lists them. Add a new provider's type here.
 public let allProviders: [any Provider.Type] = [
     MeetupProvider.self,
     MessageBoardProvider.self,
     TMDbProvider.self,
+    TwitterProvider.self,
 ]
