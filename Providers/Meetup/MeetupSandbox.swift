@@ -22,6 +22,8 @@ extension MeetupProvider {
     }
 
     public static func sandboxFaultResponse(status: Int, request: SandboxRequest, context: SandboxContext) -> SandboxResponse? {
+        // Only Meetup's own paths get Meetup's error shapes; other providers' paths at the root get theirs.
+        guard request.path.hasPrefix("/gql") || request.path.hasPrefix("/2/groups") else { return nil }
         if request.path.hasPrefix("/gql") {
             return .json(["errors": [["message": .string("HTTP \(status) from the sandbox fault injector")]]], status: status)
         }

@@ -201,7 +201,7 @@ enum ProviderCommand {
         let result = await runner.run(invocation)
         render(result, invocation: invocation, context: context)
         if let error = result.error {
-            context.console.err(Diagnostics.line(for: error))
+            Diagnostics.report(error, console: context.console, registry: context.registry)
         }
         return ExitCode(for: [result])
     }
