@@ -1,7 +1,9 @@
 public import AggregateCore
+import KivaProvider
 import MeetupProvider
 
 /// Every provider, in the order `aggregate providers` lists them. Add a new provider's type here.
 public let allProviders: [any Provider.Type] = [
-    MeetupProvider.self
+    MeetupProvider.self,
+    KivaProvider.self,
 ]
