@@ -30,7 +30,8 @@ var targets: [Target] = [
     ),
     .testTarget(
         name: "aggregateTests",
-        dependencies: ["aggregate", "AggregateCore", "AggregateSandbox", "AggregateProviders", "AggregateTestSupport"]
+        dependencies: ["aggregate", "AggregateCore", "AggregateSandbox", "AggregateProviders", "AggregateTestSupport"],
+        exclude: ["Golden"]
     ),
 ]
 
@@ -40,7 +41,7 @@ for name in providerNames {
             name: "\(name)Provider",
             dependencies: ["AggregateCore"],
             path: "Providers/\(name)",
-            exclude: ["SampleData"]
+            exclude: ["SampleData", "README.md"]
         )
     )
 }

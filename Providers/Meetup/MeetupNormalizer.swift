@@ -14,6 +14,10 @@ enum MeetupNormalizer {
             throw AggregateError(.decoding, "the response has no 'results' list (not an API v2 groups response)")
         }
         let meta = json["meta"]
+        // The v2 envelope is shared by every method: refuse e.g. an Events page instead of misreading it as groups.
+        if let method = meta?["method"]?.nonEmptyString, method != "Groups" {
+            throw AggregateError(.decoding, "expected an API v2 Groups response, got \(method)")
+        }
         return Page(items: results.compactMap(v2Group), next: v2Next(meta), totalCount: meta?["total_count"]?.int)
     }
 
@@ -132,7 +136,12 @@ enum MeetupNormalizer {
         case 400:
             let detail = json.flatMap(v2Problem).map { ": \($0)" } ?? ""
             return AggregateError(.http, "the API rejected the request (HTTP 400)\(detail)", httpStatus: status)
+        case 429, 404:
+            return AggregateError.generic(for: response, descriptor: MeetupProvider.descriptor)
         default:
+            if let problem = json.flatMap(v2Problem), json?["code"] != nil {
+                return AggregateError(.http, "the API answered HTTP \(status): \(problem)", httpStatus: status)
+            }
             return AggregateError.generic(for: response, descriptor: MeetupProvider.descriptor)
         }
     }

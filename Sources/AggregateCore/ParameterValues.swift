@@ -29,7 +29,8 @@ extension Parameter {
                     .usage, "\(label) must be between \(JSONNumberFormat.text(for: range.lowerBound)) and \(JSONNumberFormat.text(for: range.upperBound)), not \(trimmed)")
             }
             // Keep the text as typed ("51.509980"), so the query echoes exactly what was asked.
-            return .number(JSONValue.double(number) == .number(trimmed) ? trimmed : JSONNumberFormat.text(for: number))
+            let typed = (try? JSONParser().parse(trimmed))?.numberText
+            return .number(typed ?? JSONNumberFormat.text(for: number))
         case .choice(let choices):
             let lowered = text.lowercased()
             guard let match = choices.first(where: { $0.lowercased() == lowered }) else {

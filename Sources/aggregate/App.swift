@@ -9,7 +9,7 @@ struct App: Sendable {
     /// The built-in commands, for help and dispatch.
     static var commands: [HelpText.Command] {
         [
-            InfoCommands.providersCommand, InfoCommands.describeCommand, SandboxCommand.command,
+            InfoCommands.providersCommand, InfoCommands.describeCommand, CompareCommand.command, SandboxCommand.command,
             HelpText.Command(name: "help", summary: "Show help for a command or provider.", usage: "aggregate help [<command>|<provider>]"),
         ]
     }
@@ -34,6 +34,8 @@ struct App: Sendable {
             return InfoCommands.providers(rest, context: context)
         case "describe":
             return InfoCommands.describe(rest, context: context)
+        case "compare":
+            return await CompareCommand.run(rest, context: context)
         case "sandbox":
             return await SandboxCommand.run(rest, context: context)
         default:

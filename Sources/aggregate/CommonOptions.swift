@@ -15,7 +15,7 @@ struct CommonOptions: Sendable, Equatable {
 
     static let specs: [OptionSpec] = [
         OptionSpec("limit", valueName: "N", help: "The most items to return (default: 20)."),
-        OptionSpec("format", valueName: "FORMAT", help: "Output format: text, json or ndjson (default: text)."),
+        OptionSpec("format", valueName: "FORMAT", help: "Output format: text, json, ndjson, csv or markdown (default: text)."),
         OptionSpec("offline", arity: .flag, help: "Answer from the bundled sandbox data: no network, no credentials."),
         OptionSpec("base-url", valueName: "URL", help: "Send requests to this server instead of the API (https, or http for loopback)."),
         OptionSpec("timeout", valueName: "SECONDS", help: "The most time one request may take (default: 15)."),

@@ -34,7 +34,12 @@ struct ProviderInvocation: Sendable {
         } catch {
             throw error.attributed(to: descriptor.name)
         }
-        let common = try CommonOptions(parsed)
+        let common: CommonOptions
+        do {
+            common = try CommonOptions(parsed)
+        } catch {
+            throw error.attributed(to: descriptor.name)
+        }
         if common.help {
             return ProviderInvocation(provider: provider, operation: operation, parameters: JSONObject(), common: common)
         }
@@ -178,7 +183,7 @@ enum ProviderCommand {
         do {
             invocation = try ProviderInvocation.parse(arguments, registry: context.registry, standardInput: context.readStandardInput)
         } catch {
-            return Diagnostics.report(error, console: context.console)
+            return Diagnostics.report(error, console: context.console, registry: context.registry)
         }
         if invocation.common.help {
             context.console.out(HelpText.provider(invocation.provider.descriptor, width: context.terminal.width))
@@ -210,6 +215,12 @@ enum ProviderCommand {
             console.out(ResultRenderer.json([result]))
         case .ndjson:
             console.out(ResultRenderer.ndjson([result]))
+        case .csv:
+            guard result.error == nil else { return }
+            console.out(ResultRenderer.csv([result]))
+        case .markdown:
+            guard result.error == nil else { return }
+            console.out(ResultRenderer.markdown([result]))
         case .text:
             guard result.error == nil else { return }
             if result.items.isEmpty {

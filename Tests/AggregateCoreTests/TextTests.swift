@@ -1,0 +1,59 @@
+import AggregateCore
+import Foundation
+import Testing
+
+@Suite struct PlainTextTests {
+    @Test func stripsTagsDecodesEntitiesAndCollapsesWhitespace() {
+        let html = "<p>Meet <b>locals</b>&nbsp;&amp; friends.</p>\n<p>Ask&#39;s &lt;code&gt; <a href=\"x\">here</a>.</p><br />"
+        #expect(PlainText.fromHTML(html) == "Meet locals & friends. Ask's <code> here.")
+    }
+
+    @Test func blockTagsSeparateWords() {
+        #expect(PlainText.fromHTML("<ul><li>one</li><li>two</li></ul>") == "one two")
+        #expect(PlainText.fromHTML("a<br/>b") == "a b")
+    }
+
+    @Test func emptyOrTagOnlyTextIsNil() {
+        #expect(PlainText.fromHTML("") == nil)
+        #expect(PlainText.fromHTML("<p> &nbsp; </p>") == nil)
+        #expect(PlainText.fromHTML(nil) == nil)
+    }
+
+    @Test func keepsLessThanThatIsNotATag() {
+        #expect(PlainText.fromHTML("1 < 2 & 3 > 2") == "1 < 2 & 3 > 2")
+        #expect(PlainText.decodeEntities("&#x1F389; &unknown; &amp") == "🎉 &unknown; &amp")
+    }
+}
+
+@Suite struct TextLayoutTests {
+    @Test func countsWideCharactersAsTwoColumns() {
+        #expect(TextLayout.width("abc") == 3)
+        #expect(TextLayout.width("東京") == 4)
+        #expect(TextLayout.width("☕🎉") == 4)
+        #expect(TextLayout.width("e\u{301}") == 1)
+    }
+
+    @Test func truncatesToColumnsWithAnEllipsis() {
+        #expect(TextLayout.truncate("hello world", to: 8) == "hello w…")
+        #expect(TextLayout.truncate("hello", to: 8) == "hello")
+        #expect(TextLayout.truncate("東京東京東京", to: 7) == "東京東…")
+        #expect(TextLayout.width(TextLayout.truncate("東京東京東京", to: 7)) <= 7)
+        #expect(TextLayout.truncate("line\nbreak", to: 20) == "line break")
+    }
+
+    @Test func wrapsAtWordsAndSplitsLongWords() {
+        #expect(TextLayout.wrap("the quick brown fox jumps", width: 10) == ["the quick", "brown fox", "jumps"])
+        #expect(TextLayout.wrap("abcdefghijklmnop", width: 10) == ["abcdefghij", "klmnop"])
+        #expect(TextLayout.wrap("a b", width: 20, indent: "  ") == ["  a b"])
+    }
+}
+
+@Suite struct ISO8601Tests {
+    @Test func parsesOffsetsFractionsAndPlainDates() {
+        #expect(ISO8601.date(from: "2019-09-21T09:00:00+01:00").map(ISO8601.string) == "2019-09-21T08:00:00Z")
+        #expect(ISO8601.date(from: "2020-06-25T06:14:19.000Z").map(ISO8601.string) == "2020-06-25T06:14:19Z")
+        #expect(ISO8601.date(from: "2012-07-03").map(ISO8601.string) == "2012-07-03T00:00:00Z")
+        #expect(ISO8601.date(from: "") == nil)
+        #expect(ISO8601.date(from: "None") == nil)
+    }
+}
