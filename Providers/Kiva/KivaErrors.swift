@@ -80,6 +80,9 @@ enum KivaErrors {
         if codes.contains("UNAUTHENTICATED") || codes.contains("FORBIDDEN") {
             return AggregateError(.auth, "Kiva's GraphQL API refused the query\(http): \(message). The provider reads public loan data only.", httpStatus: status)
         }
+        if let status, status >= 500 {
+            return AggregateError(.http, "Kiva's GraphQL API failed (HTTP \(status)): \(message). Try again later.", httpStatus: status)
+        }
         let hint = codes.contains("BAD_USER_INPUT") || codes.contains("GRAPHQL_VALIDATION_FAILED") ? " Check the search options." : ""
         return AggregateError(.http, "Kiva's GraphQL API rejected the query\(http): \(message).\(hint)", httpStatus: status)
     }

@@ -30,6 +30,8 @@ extension KivaProvider {
         if request.path.hasPrefix("/graphql") {
             return .json(["errors": [["message": .string("HTTP \(status) from the sandbox fault injector")]]], status: status)
         }
+        // Other paths at the server's root may belong to other providers.
+        guard request.path.hasPrefix("/v1/") else { return nil }
         if status == 403 { return KivaSandbox.lockout(request) }
         return KivaSandbox.restError(status, code: "org.kiva.SandboxFault", message: "HTTP \(status) injected by the sandbox", request: request)
     }

@@ -347,6 +347,12 @@ import Testing
         #expect(KivaErrors.graphQLError(["errors": [[:]]])?.message == "Kiva's GraphQL API rejected the query: an unspecified error.")
     }
 
+    @Test func graphQLServerFailuresSayToTryLater() {
+        let error = KivaErrors.error(for: response(503, #"{"errors":[{"message":"Service Unavailable"}]}"#), api: .graphql, hasAppID: false)
+        #expect(error.kind == .http)
+        #expect(error.message == "Kiva's GraphQL API failed (HTTP 503): Service Unavailable. Try again later.")
+    }
+
     @Test func tooManyRequestsIsRateLimited() {
         #expect(KivaErrors.error(for: response(429), api: .graphql, hasAppID: false).kind == .rateLimited)
     }
