@@ -357,3 +357,16 @@ import Testing
         #expect(KivaErrors.error(for: response(429), api: .graphql, hasAppID: false).kind == .rateLimited)
     }
 }
+
+/// The whole normalized output of the quirkiest fixtures, pinned: the JSON contract as users see it.
+@Suite struct KivaGoldenItemTests {
+    @Test(arguments: ["graphql-page.json", "rest-listing-2009.json", "rest-detail-2017.json"])
+    func normalizedFixtureMatchesItsGoldenFile(_ name: String) throws {
+        let json = try KivaFixtures.json(name)
+        let page = name.hasPrefix("graphql") ? try KivaNormalizer.graphQLLoans(json, pageSize: 20) : try KivaNormalizer.restLoans(json)
+        let text = JSONWriter(pretty: true).string(.array(page.items.map(\.jsonValue))) + "\n"
+        let golden = TestPaths.testTarget("AggregateProvidersTests")
+            .appendingPathComponent("Golden/kiva/\(name.replacingOccurrences(of: ".json", with: ".items.json"))")
+        if let message = Golden.check(text, against: golden) { Issue.record(Comment(rawValue: message)) }
+    }
+}
