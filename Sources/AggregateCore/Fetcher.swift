@@ -344,10 +344,15 @@ private struct Run: Sendable {
             let response: HTTPResponse
             do {
                 response = try await sendFollowingRedirects(spec, query: query, attempt: attempt)
+            } catch let error as AggregateError where error.kind == .timeout && !spec.isIdempotent {
+                // A write that timed out was sent: the server may have acted on it.
+                var sent = error
+                sent.requestMayHaveBeenSent = true
+                throw interrupted(sent, spec: spec, attempt: attempt, query: query)
             } catch let error as AggregateError where error.kind == .network {
                 let decision = options.retry.decide(attempt: attempt, retryable: spec.isIdempotent, suggested: nil, waited: waited)
                 guard case .retry(let delay) = decision else {
-                    throw interrupted(error, spec: spec, attempt: attempt)
+                    throw interrupted(error, spec: spec, attempt: attempt, query: query)
                 }
                 try await wait(delay, reason: error.message, attempt: attempt)
                 waited += delay
@@ -368,12 +373,13 @@ private struct Run: Sendable {
         }
     }
 
-    private func interrupted(_ error: AggregateError, spec: HTTPRequestSpec, attempt: Int) -> AggregateError {
+    private func interrupted(_ error: AggregateError, spec: HTTPRequestSpec, attempt: Int, query: Query) -> AggregateError {
         var final = error
         if !spec.isIdempotent, error.requestMayHaveBeenSent {
             let descriptor = type(of: provider).descriptor
             let check = descriptor.operations.first { !$0.writes }.map { " Check with 'aggregate \(descriptor.name) \($0.name)'." } ?? ""
-            final.message = "the connection failed after the request was sent (\(error.message)), so it may or may not have taken effect; it was not retried.\(check)"
+            let what = error.kind == .timeout ? error.message : "the connection failed after the request was sent (\(error.message))"
+            final.message = "\(what), so \(provider.interruptedWriteOutcome(for: query)); it was not retried.\(check)"
         } else if attempt > 1 {
             final.message += " (after \(attempt) attempts)"
         }

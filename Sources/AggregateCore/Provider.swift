@@ -58,6 +58,10 @@ public protocol Provider: SandboxProviding {
 
     /// The text view of a successful result (its items, operation and query parameters).
     func renderText(_ result: ProviderResult, style: TextStyle) -> String
+
+    /// What may have happened when a request that changes data got no answer, e.g. "the message may or may not
+    /// have been saved". The default is "it may or may not have taken effect".
+    func interruptedWriteOutcome(for query: Query) -> String
 }
 
 extension Provider {
@@ -79,6 +83,8 @@ extension Provider {
     public func renderText(_ result: ProviderResult, style: TextStyle) -> String {
         TextRenderer.genericList(result.items, style: style)
     }
+
+    public func interruptedWriteOutcome(for query: Query) -> String { "it may or may not have taken effect" }
 }
 
 /// One response as `normalize` sees it: status, headers and body.

@@ -192,7 +192,9 @@ enum ProviderCommand {
         let printer = EventPrinter(console: context.console, verbose: invocation.common.verbose, quiet: invocation.common.quiet)
         let runner = InvocationRunner(context: context, events: printer.handle)
         if invocation.common.offline, !invocation.common.quiet {
-            context.console.err("note: \(invocation.name): offline: these are the sandbox's bundled sample data, not live results\n")
+            context.console.err(invocation.operation.writes
+                ? "note: \(invocation.name): offline: writing to the sandbox's local store in \(context.dataDirectory.path), not to a live server\n"
+                : "note: \(invocation.name): offline: these are the sandbox's bundled sample data, not live results\n")
         }
         let result = await runner.run(invocation)
         render(result, invocation: invocation, context: context)
