@@ -52,7 +52,7 @@ enum KivaFixtures {
 
 extension SandboxResponse {
     /// The body as JSON (a test failure when it is not).
-    var json: JSONValue { (try? JSONParser().parse(body)) ?? .null }
+    var parsedBody: JSONValue { (try? JSONParser().parse(body)) ?? .null }
 }
 
 /// A transport that answers from Kiva's sandbox in-process, except for the first few requests, which get the
