@@ -3,7 +3,7 @@ import PackageDescription
 
 /// Every provider lives in `Providers/<Name>` and depends on `AggregateCore` only.
 /// Adding a provider means adding its name here and its type to `Sources/AggregateProviders`.
-let providerNames = ["Meetup", "MessageBoard", "TMDb", "Twitter"]
+let providerNames = ["Meetup", "Kiva", "TMDb", "Twitter", "MessageBoard"]
 
 var targets: [Target] = [
     .target(name: "AggregateCore"),

@@ -1,4 +1,5 @@
 public import AggregateCore
+import KivaProvider
 import MeetupProvider
 import MessageBoardProvider
 import TMDbProvider
@@ -7,7 +8,8 @@ import TwitterProvider
 /// Every provider, in the order `aggregate providers` lists them. Add a new provider's type here.
 public let allProviders: [any Provider.Type] = [
     MeetupProvider.self,
-    MessageBoardProvider.self,
+    KivaProvider.self,
     TMDbProvider.self,
     TwitterProvider.self,
+    MessageBoardProvider.self,
 ]
