@@ -185,7 +185,7 @@ enum ProviderCommand {
         do {
             invocation = try ProviderInvocation.parse(arguments, registry: context.registry, standardInput: context.readStandardInput)
         } catch {
-            return Diagnostics.report(error, console: context.console, registry: context.registry)
+            return Diagnostics.report(error, console: context.console, usage: usageLine(for: arguments, registry: context.registry))
         }
         if invocation.common.help {
             context.console.out(HelpText.provider(invocation.provider.descriptor, width: context.terminal.width))
@@ -204,6 +204,13 @@ enum ProviderCommand {
             Diagnostics.report(error, console: context.console, registry: context.registry)
         }
         return ExitCode(for: [result])
+    }
+
+    /// The usage line of the operation the arguments name (the default operation when they name none).
+    static func usageLine(for arguments: [String], registry: ProviderRegistry) -> String? {
+        guard let name = arguments.first, let descriptor = registry.provider(named: name)?.descriptor else { return nil }
+        let operation = arguments.dropFirst().first.flatMap(descriptor.operation(named:))
+        return HelpText.usageLine(descriptor, operation: operation)
     }
 
     /// Writes a result to stdout in the chosen format.
