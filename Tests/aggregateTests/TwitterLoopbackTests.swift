@@ -132,8 +132,14 @@ import Testing
         let output = await harness(sandbox, mounted: true).run(["twitter", "orbitalnotes", "--api", api])
         let after = Date()
         #expect(output.code == .failure)
-        let clock = ISO8601.utcFormatter(format: "HH:mm")
-        let expected = Set([before, after].map { "Error: twitter: rate limited (HTTP 429: \(said)); the limit resets at \(clock.string(from: $0.addingTimeInterval(600))) local time (in 10 min)\n" })
+        // TZ is UTC in the harness; the date is shown when the reset falls on another day (e.g. just before midnight).
+        let day = ISO8601.utcFormatter(format: "yyyy-MM-dd")
+        func resetText(_ now: Date) -> String {
+            let reset = now.addingTimeInterval(600)
+            let format = day.string(from: reset) == day.string(from: now) ? "HH:mm" : "yyyy-MM-dd HH:mm"
+            return ISO8601.utcFormatter(format: format).string(from: reset)
+        }
+        let expected = Set([before, after].map { "Error: twitter: rate limited (HTTP 429: \(said)); the limit resets at \(resetText($0)) local time (in 10 min)\n" })
         #expect(expected.contains(output.stderr), "\(output.stderr)")
         #expect(sandbox.server.requestCount == 1, "a wait beyond the retry budget is not attempted")
     }
