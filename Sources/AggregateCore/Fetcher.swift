@@ -1,9 +1,7 @@
 public import Foundation
 
-/// Settings of the shared fetch layer for one run.
+/// Settings of the shared fetch layer for one run. (The item limit is part of the ``Query``.)
 public struct FetchOptions: Sendable {
-    /// How many items to return at most (`--limit`).
-    public var limit: Int
     /// Seconds one HTTP exchange may take (`--timeout`).
     public var timeout: TimeInterval
     /// The largest response body accepted.
@@ -23,7 +21,7 @@ public struct FetchOptions: Sendable {
 
     /// Creates options with the documented defaults.
     public init(
-        limit: Int = 20, timeout: TimeInterval = 15, maxResponseBytes: Int = 32 << 20, maxPages: Int = 50,
+        timeout: TimeInterval = 15, maxResponseBytes: Int = 32 << 20, maxPages: Int = 50,
         maxConcurrentPages: Int = 4, retry: RetryPolicy = RetryPolicy(),
         sleep: @escaping @Sendable (TimeInterval) async throws -> Void = { seconds in
             try await Task.sleep(nanoseconds: UInt64(max(0, seconds) * 1_000_000_000))
@@ -31,7 +29,6 @@ public struct FetchOptions: Sendable {
         now: @escaping @Sendable () -> Date = { Date() },
         events: @escaping @Sendable (FetchEvent) -> Void = { _ in }
     ) {
-        self.limit = limit
         self.timeout = timeout
         self.maxResponseBytes = maxResponseBytes
         self.maxPages = maxPages

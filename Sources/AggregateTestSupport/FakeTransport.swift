@@ -49,9 +49,9 @@ public final class RequestLog: @unchecked Sendable {
 }
 
 /// Fetch options for tests: no real waiting, a fixed clock, and events captured.
-public func testFetchOptions(limit: Int = 20, timeout: TimeInterval = 5, maxResponseBytes: Int = 32 << 20, events: EventLog? = nil) -> FetchOptions {
+public func testFetchOptions(timeout: TimeInterval = 5, maxResponseBytes: Int = 32 << 20, events: EventLog? = nil) -> FetchOptions {
     FetchOptions(
-        limit: limit, timeout: timeout, maxResponseBytes: maxResponseBytes,
+        timeout: timeout, maxResponseBytes: maxResponseBytes,
         retry: RetryPolicy(jitter: { 1.0 }),
         sleep: { _ in },
         now: { Date(timeIntervalSince1970: 1_764_424_980) },

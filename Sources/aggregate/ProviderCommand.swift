@@ -132,7 +132,7 @@ struct InvocationRunner: Sendable {
 
     /// The fetcher for `invocation`: the sandbox in-process when offline, the network otherwise.
     func fetcher(for invocation: ProviderInvocation, cache: RunCache, transport: (any HTTPTransport)? = nil) -> Fetcher {
-        let options = FetchOptions(limit: invocation.common.limit, timeout: invocation.common.timeout, events: events)
+        let options = FetchOptions(timeout: invocation.common.timeout, events: events)
         if invocation.common.offline {
             let store = SandboxStore(directory: context.dataDirectory)
             return Fetcher(transport: SandboxTransport(registry: context.registry, store: store), options: options, source: .offline, cache: cache)

@@ -10,8 +10,8 @@ enum MessageBoardTesting {
     static let baseURL = URL(string: "http://127.0.0.1:3000")!
 
     /// Fetch options with a fixed clock and no real waiting.
-    static func options(limit: Int = 20, events: EventLog? = nil) -> FetchOptions {
-        var options = testFetchOptions(limit: limit, events: events)
+    static func options(events: EventLog? = nil) -> FetchOptions {
+        var options = testFetchOptions(events: events)
         options.now = { now }
         return options
     }
@@ -28,7 +28,7 @@ enum MessageBoardTesting {
         _ operation: String, name: String? = nil, message: String? = nil, limit: Int = 20, transport: any HTTPTransport,
         baseURL: URL = baseURL, events: EventLog? = nil
     ) async -> ProviderResult {
-        await Fetcher(transport: transport, options: options(limit: limit, events: events))
+        await Fetcher(transport: transport, options: options(events: events))
             .run(MessageBoardProvider(), query: query(operation, name: name, message: message, limit: limit, baseURL: baseURL))
     }
 

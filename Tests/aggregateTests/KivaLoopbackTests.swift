@@ -97,7 +97,7 @@ import Testing
         let query = Query(
             provider: "kiva", operation: "search", parameters: ["api": "graphql", "status": "fundraising", "gender": "nonbinary-typo"],
             baseURL: URL(string: sandbox.url)!.appendingEndpoint("/kiva"))
-        let fetcher = Fetcher(transport: URLSessionTransport(), options: FetchOptions(limit: 5))
+        let fetcher = Fetcher(transport: URLSessionTransport(), options: FetchOptions())
         let result = await fetcher.run(provider.init(), query: query)
         let error = try #require(result.error)
         #expect(error.kind == .http)

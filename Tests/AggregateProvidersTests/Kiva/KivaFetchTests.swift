@@ -7,7 +7,7 @@ import Testing
 /// Both APIs through the real fetch layer, against the sandbox in-process (paging, filters, errors, retries).
 @Suite struct KivaFetchTests {
     func run(_ query: Query, transport: any HTTPTransport, limit: Int) async -> ProviderResult {
-        let fetcher = Fetcher(transport: transport, options: testFetchOptions(limit: limit), source: .offline)
+        let fetcher = Fetcher(transport: transport, options: testFetchOptions(), source: .offline)
         return await fetcher.run(KivaProvider(), query: query)
     }
 
@@ -116,7 +116,7 @@ import Testing
         let events = EventLog()
         let transport = try FaultingSandboxTransport()
         let query = try KivaFixtures.query(api: "rest", environment: ["KIVA_APP_ID": "org.example.loans"])
-        let fetcher = Fetcher(transport: transport, options: testFetchOptions(limit: 5, events: events), source: .live)
+        let fetcher = Fetcher(transport: transport, options: testFetchOptions(events: events), source: .live)
         let result = await fetcher.run(KivaProvider(), query: query)
         #expect(result.error == nil)
         #expect(transport.requests.first?.url.query?.contains("app_id=org.example.loans") == true)

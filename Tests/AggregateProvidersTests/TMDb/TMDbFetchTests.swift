@@ -15,9 +15,7 @@ import Testing
 
     func run(_ query: Query, transport: any HTTPTransport, source: DataSource = .live, cache: RunCache = RunCache(),
              options: FetchOptions = testFetchOptions()) async -> ProviderResult {
-        var options = options
-        options.limit = query.limit
-        return await Fetcher(transport: transport, options: options, source: source, cache: cache).run(TMDbProvider(), query: query)
+        await Fetcher(transport: transport, options: options, source: source, cache: cache).run(TMDbProvider(), query: query)
     }
 
     /// The sandbox's popular list, in order.

@@ -134,7 +134,7 @@ import Testing
             }
             return try await sandbox.send(request)
         }
-        let fetcher = Fetcher(transport: transport, options: testFetchOptions(limit: 5, events: events), source: .offline)
+        let fetcher = Fetcher(transport: transport, options: testFetchOptions(events: events), source: .offline)
         let result = await fetcher.run(TwitterProvider(), query: try twitterQuery("orbitalnotes", limit: 5))
         #expect(result.error == nil)
         #expect(result.items.count == 5)
@@ -153,7 +153,7 @@ import Testing
             }
             return try await sandbox.send(request)
         }
-        let fetcher = Fetcher(transport: transport, options: testFetchOptions(limit: 5), source: .offline)
+        let fetcher = Fetcher(transport: transport, options: testFetchOptions(), source: .offline)
         var query = try twitterQuery("orbitalnotes", limit: 5)
         query.environment["TZ"] = "Europe/Paris"
         let result = await fetcher.run(TwitterProvider(), query: query)

@@ -45,7 +45,7 @@ func sandboxFetcher(
         log.append(request)
         return try await sandbox.send(request)
     }
-    return Fetcher(transport: transport, options: testFetchOptions(limit: limit, events: events), source: .offline, cache: cache)
+    return Fetcher(transport: transport, options: testFetchOptions(events: events), source: .offline, cache: cache)
 }
 
 /// A plain response for error-mapping tests.
