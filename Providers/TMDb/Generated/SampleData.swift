@@ -7707,6 +7707,422 @@ enum TMDbSampleData {
         }
       ]
     }
+  },
+  {
+    "adult": false,
+    "backdrop_path": null,
+    "belongs_to_collection": null,
+    "budget": 0,
+    "genres": [
+      {
+        "id": 14,
+        "name": "Fantasy"
+      },
+      {
+        "id": 28,
+        "name": "Action"
+      },
+      {
+        "id": 80,
+        "name": "Crime"
+      }
+    ],
+    "homepage": "",
+    "id": 268,
+    "imdb_id": null,
+    "original_language": "en",
+    "original_title": "Batman",
+    "overview": "A masked vigilante patrols the rooftops of a corrupt city while a grinning gangster, reborn after a fall into a chemical vat, turns crime into a carnival.",
+    "popularity": 31.442,
+    "poster_path": "/sandboxBatman0.jpg",
+    "production_companies": [],
+    "production_countries": [],
+    "release_date": "1989-06-21",
+    "revenue": 0,
+    "runtime": 126,
+    "spoken_languages": [
+      {
+        "english_name": "English",
+        "iso_639_1": "en",
+        "name": "English"
+      }
+    ],
+    "status": "Released",
+    "tagline": "Have you ever danced with the devil in the pale moonlight?",
+    "title": "Batman",
+    "video": false,
+    "vote_average": 7.2,
+    "vote_count": 7611,
+    "credits": {
+      "cast": [
+        {
+          "adult": false,
+          "gender": 0,
+          "id": 7100000,
+          "known_for_department": "Acting",
+          "name": "Michael Keaton",
+          "original_name": "Michael Keaton",
+          "popularity": 10.0,
+          "profile_path": null,
+          "cast_id": 1,
+          "character": "Bruce Wayne / Batman",
+          "credit_id": "00000000000000000d1e75a0",
+          "order": 0
+        },
+        {
+          "adult": false,
+          "gender": 0,
+          "id": 7100001,
+          "known_for_department": "Acting",
+          "name": "Jack Nicholson",
+          "original_name": "Jack Nicholson",
+          "popularity": 11.7,
+          "profile_path": null,
+          "cast_id": 2,
+          "character": "Jack Napier / The Joker",
+          "credit_id": "00000000000000000d1e75a1",
+          "order": 1
+        },
+        {
+          "adult": false,
+          "gender": 0,
+          "id": 7100002,
+          "known_for_department": "Acting",
+          "name": "Kim Basinger",
+          "original_name": "Kim Basinger",
+          "popularity": 13.4,
+          "profile_path": null,
+          "cast_id": 3,
+          "character": "Vicki Vale",
+          "credit_id": "00000000000000000d1e75a2",
+          "order": 2
+        },
+        {
+          "adult": false,
+          "gender": 0,
+          "id": 7100003,
+          "known_for_department": "Acting",
+          "name": "Robert Wuhl",
+          "original_name": "Robert Wuhl",
+          "popularity": 15.1,
+          "profile_path": null,
+          "cast_id": 4,
+          "character": "Alexander Knox",
+          "credit_id": "00000000000000000d1e75a3",
+          "order": 3
+        }
+      ],
+      "crew": [
+        {
+          "adult": false,
+          "gender": 0,
+          "id": 7200000,
+          "known_for_department": "Directing",
+          "name": "Tim Burton",
+          "original_name": "Tim Burton",
+          "popularity": 5.2,
+          "profile_path": null,
+          "credit_id": "000000000000000003010b00",
+          "department": "Directing",
+          "job": "Director"
+        },
+        {
+          "adult": false,
+          "gender": 0,
+          "id": 7200001,
+          "known_for_department": "Sound",
+          "name": "Sandbox Composer",
+          "original_name": "Sandbox Composer",
+          "popularity": 1.1,
+          "profile_path": null,
+          "credit_id": "000000000000000003010b01",
+          "department": "Sound",
+          "job": "Original Music Composer"
+        }
+      ]
+    }
+  },
+  {
+    "adult": false,
+    "backdrop_path": null,
+    "belongs_to_collection": null,
+    "budget": 0,
+    "genres": [
+      {
+        "id": 28,
+        "name": "Action"
+      },
+      {
+        "id": 80,
+        "name": "Crime"
+      },
+      {
+        "id": 18,
+        "name": "Drama"
+      }
+    ],
+    "homepage": "",
+    "id": 272,
+    "imdb_id": null,
+    "original_language": "en",
+    "original_title": "Batman Begins",
+    "overview": "After years abroad learning to master fear, a young heir returns to his decaying home town and builds a new identity to fight the crime that took his parents.",
+    "popularity": 42.918,
+    "poster_path": "/sandboxBatman1.jpg",
+    "production_companies": [],
+    "production_countries": [],
+    "release_date": "2005-06-10",
+    "revenue": 0,
+    "runtime": 140,
+    "spoken_languages": [
+      {
+        "english_name": "English",
+        "iso_639_1": "en",
+        "name": "English"
+      }
+    ],
+    "status": "Released",
+    "tagline": "Evil fears the knight.",
+    "title": "Batman Begins",
+    "video": false,
+    "vote_average": 7.7,
+    "vote_count": 21460,
+    "credits": {
+      "cast": [
+        {
+          "adult": false,
+          "gender": 0,
+          "id": 7100100,
+          "known_for_department": "Acting",
+          "name": "Christian Bale",
+          "original_name": "Christian Bale",
+          "popularity": 10.0,
+          "profile_path": null,
+          "cast_id": 1,
+          "character": "Bruce Wayne / Batman",
+          "credit_id": "00000000000000000d1e81bc",
+          "order": 0
+        },
+        {
+          "adult": false,
+          "gender": 0,
+          "id": 7100101,
+          "known_for_department": "Acting",
+          "name": "Michael Caine",
+          "original_name": "Michael Caine",
+          "popularity": 11.7,
+          "profile_path": null,
+          "cast_id": 2,
+          "character": "Alfred Pennyworth",
+          "credit_id": "00000000000000000d1e81bd",
+          "order": 1
+        },
+        {
+          "adult": false,
+          "gender": 0,
+          "id": 7100102,
+          "known_for_department": "Acting",
+          "name": "Liam Neeson",
+          "original_name": "Liam Neeson",
+          "popularity": 13.4,
+          "profile_path": null,
+          "cast_id": 3,
+          "character": "Henri Ducard",
+          "credit_id": "00000000000000000d1e81be",
+          "order": 2
+        },
+        {
+          "adult": false,
+          "gender": 0,
+          "id": 7100103,
+          "known_for_department": "Acting",
+          "name": "Katie Holmes",
+          "original_name": "Katie Holmes",
+          "popularity": 15.1,
+          "profile_path": null,
+          "cast_id": 4,
+          "character": "Rachel Dawes",
+          "credit_id": "00000000000000000d1e81bf",
+          "order": 3
+        },
+        {
+          "adult": false,
+          "gender": 0,
+          "id": 7100104,
+          "known_for_department": "Acting",
+          "name": "Gary Oldman",
+          "original_name": "Gary Oldman",
+          "popularity": 16.8,
+          "profile_path": null,
+          "cast_id": 5,
+          "character": "James Gordon",
+          "credit_id": "00000000000000000d1e81c0",
+          "order": 4
+        }
+      ],
+      "crew": [
+        {
+          "adult": false,
+          "gender": 0,
+          "id": 7200100,
+          "known_for_department": "Directing",
+          "name": "Christopher Nolan",
+          "original_name": "Christopher Nolan",
+          "popularity": 5.2,
+          "profile_path": null,
+          "credit_id": "000000000000000003010dbc",
+          "department": "Directing",
+          "job": "Director"
+        },
+        {
+          "adult": false,
+          "gender": 0,
+          "id": 7200101,
+          "known_for_department": "Sound",
+          "name": "Sandbox Composer",
+          "original_name": "Sandbox Composer",
+          "popularity": 1.1,
+          "profile_path": null,
+          "credit_id": "000000000000000003010dbd",
+          "department": "Sound",
+          "job": "Original Music Composer"
+        }
+      ]
+    }
+  },
+  {
+    "adult": false,
+    "backdrop_path": null,
+    "belongs_to_collection": null,
+    "budget": 0,
+    "genres": [
+      {
+        "id": 80,
+        "name": "Crime"
+      },
+      {
+        "id": 9648,
+        "name": "Mystery"
+      },
+      {
+        "id": 53,
+        "name": "Thriller"
+      }
+    ],
+    "homepage": "",
+    "id": 414906,
+    "imdb_id": null,
+    "original_language": "en",
+    "original_title": "The Batman",
+    "overview": "In his second year of fighting crime, a brooding detective in a cape follows a trail of coded riddles left by a killer who targets the city's elite.",
+    "popularity": 64.301,
+    "poster_path": "/sandboxBatman2.jpg",
+    "production_companies": [],
+    "production_countries": [],
+    "release_date": "2022-03-01",
+    "revenue": 0,
+    "runtime": 177,
+    "spoken_languages": [
+      {
+        "english_name": "English",
+        "iso_639_1": "en",
+        "name": "English"
+      }
+    ],
+    "status": "Released",
+    "tagline": "Unmask the truth.",
+    "title": "The Batman",
+    "video": false,
+    "vote_average": 7.7,
+    "vote_count": 10288,
+    "credits": {
+      "cast": [
+        {
+          "adult": false,
+          "gender": 0,
+          "id": 7100200,
+          "known_for_department": "Acting",
+          "name": "Robert Pattinson",
+          "original_name": "Robert Pattinson",
+          "popularity": 10.0,
+          "profile_path": null,
+          "cast_id": 1,
+          "character": "Bruce Wayne / The Batman",
+          "credit_id": "00000000000000000d1e8dd8",
+          "order": 0
+        },
+        {
+          "adult": false,
+          "gender": 0,
+          "id": 7100201,
+          "known_for_department": "Acting",
+          "name": "Zoë Kravitz",
+          "original_name": "Zoë Kravitz",
+          "popularity": 11.7,
+          "profile_path": null,
+          "cast_id": 2,
+          "character": "Selina Kyle / Catwoman",
+          "credit_id": "00000000000000000d1e8dd9",
+          "order": 1
+        },
+        {
+          "adult": false,
+          "gender": 0,
+          "id": 7100202,
+          "known_for_department": "Acting",
+          "name": "Paul Dano",
+          "original_name": "Paul Dano",
+          "popularity": 13.4,
+          "profile_path": null,
+          "cast_id": 3,
+          "character": "Edward Nashton / The Riddler",
+          "credit_id": "00000000000000000d1e8dda",
+          "order": 2
+        },
+        {
+          "adult": false,
+          "gender": 0,
+          "id": 7100203,
+          "known_for_department": "Acting",
+          "name": "Jeffrey Wright",
+          "original_name": "Jeffrey Wright",
+          "popularity": 15.1,
+          "profile_path": null,
+          "cast_id": 4,
+          "character": "James Gordon",
+          "credit_id": "00000000000000000d1e8ddb",
+          "order": 3
+        }
+      ],
+      "crew": [
+        {
+          "adult": false,
+          "gender": 0,
+          "id": 7200200,
+          "known_for_department": "Directing",
+          "name": "Matt Reeves",
+          "original_name": "Matt Reeves",
+          "popularity": 5.2,
+          "profile_path": null,
+          "credit_id": "000000000000000003011078",
+          "department": "Directing",
+          "job": "Director"
+        },
+        {
+          "adult": false,
+          "gender": 0,
+          "id": 7200201,
+          "known_for_department": "Sound",
+          "name": "Sandbox Composer",
+          "original_name": "Sandbox Composer",
+          "popularity": 1.1,
+          "profile_path": null,
+          "credit_id": "000000000000000003011079",
+          "department": "Sound",
+          "job": "Original Music Composer"
+        }
+      ]
+    }
   }
 ]
 """#

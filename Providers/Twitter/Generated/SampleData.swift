@@ -2900,6 +2900,221 @@ enum TwitterSampleData {
     },
     "possibly_sensitive": false,
     "source": "TweetDeck Web App"
+  },
+  {
+    "id": "1994600000008000024",
+    "text": "Good morning from orbit! The crew starts the week with a spacewalk to swap a battery unit outside the station. #ISS",
+    "created_at": "2025-11-28T14:00:00.000Z",
+    "author_id": "11348282",
+    "conversation_id": "1994600000008000024",
+    "edit_history_tweet_ids": [
+      "1994600000008000024"
+    ],
+    "lang": "en",
+    "public_metrics": {
+      "retweet_count": 900,
+      "reply_count": 120,
+      "like_count": 8400,
+      "quote_count": 40,
+      "bookmark_count": 300,
+      "impression_count": 910000
+    },
+    "possibly_sensitive": false,
+    "source": "Sprinklr",
+    "entities": {
+      "hashtags": [
+        {
+          "start": 111,
+          "end": 115,
+          "tag": "ISS"
+        }
+      ]
+    }
+  },
+  {
+    "id": "1994600000007000021",
+    "text": "Tonight's sky: Jupiter rises in the east after sunset, bright enough to see from a city balcony. Binoculars show its four largest moons. https://t.co/sbxJupiter1",
+    "created_at": "2025-11-28T17:05:00.000Z",
+    "author_id": "11348282",
+    "conversation_id": "1994600000007000021",
+    "edit_history_tweet_ids": [
+      "1994600000007000021"
+    ],
+    "lang": "en",
+    "public_metrics": {
+      "retweet_count": 937,
+      "reply_count": 131,
+      "like_count": 8903,
+      "quote_count": 41,
+      "bookmark_count": 309,
+      "impression_count": 987000
+    },
+    "possibly_sensitive": false,
+    "source": "Sprinklr",
+    "entities": {
+      "urls": [
+        {
+          "start": 137,
+          "end": 161,
+          "url": "https://t.co/sbxJupiter1",
+          "expanded_url": "https://sandbox.example/sky/jupiter",
+          "display_url": "sandbox.example/sky/jupiter"
+        }
+      ]
+    }
+  },
+  {
+    "id": "1994600000006000018",
+    "text": "A rocket's worth of science &amp; supplies is on its way: 2,500 kg of experiments, food and spare parts for the station crew 🚀",
+    "created_at": "2025-11-27T14:10:00.000Z",
+    "author_id": "11348282",
+    "conversation_id": "1994600000006000018",
+    "edit_history_tweet_ids": [
+      "1994600000006000018"
+    ],
+    "lang": "en",
+    "public_metrics": {
+      "retweet_count": 974,
+      "reply_count": 142,
+      "like_count": 9406,
+      "quote_count": 42,
+      "bookmark_count": 318,
+      "impression_count": 1064000
+    },
+    "possibly_sensitive": false,
+    "source": "Sprinklr"
+  },
+  {
+    "id": "1994600000005000015",
+    "text": "Q: How fast does the station travel? A: About 28,000 km/h, circling Earth every 90 minutes: 16 sunrises a day. #AskNASA",
+    "created_at": "2025-11-27T17:15:00.000Z",
+    "author_id": "11348282",
+    "conversation_id": "1994600000005000015",
+    "edit_history_tweet_ids": [
+      "1994600000005000015"
+    ],
+    "lang": "en",
+    "public_metrics": {
+      "retweet_count": 1011,
+      "reply_count": 153,
+      "like_count": 9909,
+      "quote_count": 43,
+      "bookmark_count": 327,
+      "impression_count": 1141000
+    },
+    "possibly_sensitive": false,
+    "source": "Sprinklr",
+    "entities": {
+      "hashtags": [
+        {
+          "start": 111,
+          "end": 119,
+          "tag": "AskNASA"
+        }
+      ]
+    }
+  },
+  {
+    "id": "1994600000004000012",
+    "text": "New image: a spiral galaxy 30 million light-years away, its dust lanes lit in infrared. #Webb https://t.co/sbxGalaxy22",
+    "created_at": "2025-11-26T14:20:00.000Z",
+    "author_id": "11348282",
+    "conversation_id": "1994600000004000012",
+    "edit_history_tweet_ids": [
+      "1994600000004000012"
+    ],
+    "lang": "en",
+    "public_metrics": {
+      "retweet_count": 1048,
+      "reply_count": 164,
+      "like_count": 10412,
+      "quote_count": 44,
+      "bookmark_count": 336,
+      "impression_count": 1218000
+    },
+    "possibly_sensitive": false,
+    "source": "Sprinklr",
+    "entities": {
+      "hashtags": [
+        {
+          "start": 88,
+          "end": 93,
+          "tag": "Webb"
+        }
+      ],
+      "urls": [
+        {
+          "start": 94,
+          "end": 118,
+          "url": "https://t.co/sbxGalaxy22",
+          "expanded_url": "https://sandbox.example/images/spiral",
+          "display_url": "sandbox.example/images/spiral"
+        }
+      ]
+    }
+  },
+  {
+    "id": "1994600000003000009",
+    "text": "Earth-observing satellites mapped this year's sea ice minimum; the data are open for anyone to download and study.",
+    "created_at": "2025-11-26T17:25:00.000Z",
+    "author_id": "11348282",
+    "conversation_id": "1994600000003000009",
+    "edit_history_tweet_ids": [
+      "1994600000003000009"
+    ],
+    "lang": "en",
+    "public_metrics": {
+      "retweet_count": 1085,
+      "reply_count": 175,
+      "like_count": 10915,
+      "quote_count": 45,
+      "bookmark_count": 345,
+      "impression_count": 1295000
+    },
+    "possibly_sensitive": false,
+    "source": "Sprinklr"
+  },
+  {
+    "id": "1994600000002000006",
+    "text": "Before launch, every spacesuit is tested in a vacuum chamber for hours. Small details keep astronauts safe. 🧑‍🚀",
+    "created_at": "2025-11-25T14:30:00.000Z",
+    "author_id": "11348282",
+    "conversation_id": "1994600000002000006",
+    "edit_history_tweet_ids": [
+      "1994600000002000006"
+    ],
+    "lang": "en",
+    "public_metrics": {
+      "retweet_count": 1122,
+      "reply_count": 186,
+      "like_count": 11418,
+      "quote_count": 46,
+      "bookmark_count": 354,
+      "impression_count": 1372000
+    },
+    "possibly_sensitive": false,
+    "source": "Sprinklr"
+  },
+  {
+    "id": "1994600000001000003",
+    "text": "The Moon reaches its full phase tonight. Look for the dark “seas”: ancient lava plains you can see without a telescope 🌕",
+    "created_at": "2025-11-25T17:35:00.000Z",
+    "author_id": "11348282",
+    "conversation_id": "1994600000001000003",
+    "edit_history_tweet_ids": [
+      "1994600000001000003"
+    ],
+    "lang": "en",
+    "public_metrics": {
+      "retweet_count": 1159,
+      "reply_count": 197,
+      "like_count": 11921,
+      "quote_count": 47,
+      "bookmark_count": 363,
+      "impression_count": 1449000
+    },
+    "possibly_sensitive": false,
+    "source": "Sprinklr"
   }
 ]
 """#
@@ -3077,6 +3292,22 @@ enum TwitterSampleData {
       "listed_count": 3
     },
     "location": "Lagos"
+  },
+  {
+    "id": "11348282",
+    "name": "NASA (sandbox)",
+    "username": "NASA",
+    "created_at": "2007-12-19T20:20:32.000Z",
+    "description": "Sandbox stand-in for the account the original tutorial read. Every post here is invented sample data.",
+    "protected": false,
+    "verified": true,
+    "public_metrics": {
+      "followers_count": 88000000,
+      "following_count": 180,
+      "tweet_count": 8,
+      "listed_count": 98000
+    },
+    "location": "Pale Blue Dot"
   }
 ]
 """#

@@ -377,7 +377,8 @@ final class LimitOnce: @unchecked Sendable {
     }
 
     @Test func theBundledDataHasTheQuirksItPromises() throws {
-        #expect(TwitterSandbox.users.count == 11)
+        #expect(TwitterSandbox.users.count == 12)
+        #expect(TwitterSandbox.users.contains { $0["username"] == "NASA" }, "the account of the original tutorial and the compare example")
         #expect(TwitterSandbox.timeline(userID: TwitterChime.userID).count == 240)
         #expect(Set(TwitterSandbox.tweets.compactMap { $0["id"]?.string }).count == TwitterSandbox.tweets.count, "ids are unique")
         #expect(TwitterSandbox.tweets.count >= 90)
