@@ -121,6 +121,16 @@ import Testing
         #expect(results.allSatisfy { $0["meta"]?["source"] == "offline" })
     }
 
+    @Test func theDocumentedExampleWorksOffline() async throws {
+        let output = await CLIHarness().run([
+            "compare", "meetup --lat 51.509980 --lon -0.133700", "kiva newest", "tmdb search batman", "twitter nasa", "--offline", "--format", "json",
+        ])
+        #expect(output.code == .success, "\(output.stderr)")
+        let results = try #require(try JSONParser().parse(output.stdout)["results"]?.array)
+        #expect(results.map { $0["provider"]?.string } == ["meetup", "kiva", "tmdb", "twitter"])
+        #expect(results.allSatisfy { ($0["items"]?.array?.count ?? 0) > 0 })
+    }
+
     @Test func ndjsonCSVAndMarkdownCoverEveryProvidersItems() async throws {
         let arguments = ["compare", "meetup --lat 51.5 --lon -0.13", "meetup --lat 48.85 --lon 2.35", "--offline", "--limit", "2", "--quiet"]
         let ndjson = await CLIHarness().run(arguments + ["--format", "ndjson"])
