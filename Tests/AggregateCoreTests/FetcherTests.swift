@@ -175,7 +175,7 @@ private func body(_ json: String, status: Int = 200, headers: HTTPHeaders = [:],
     }
 
     @Test func honoursRetryAfterOn429() async {
-        let slept = SleepLog()
+        let slept = Recorder<TimeInterval>()
         let log = RequestLog()
         let transport = FakeTransport { request in
             log.append(request)
@@ -325,20 +325,5 @@ final class Gauge: @unchecked Sendable {
         lock.lock()
         current -= 1
         lock.unlock()
-    }
-}
-
-final class SleepLog: @unchecked Sendable {
-    private let lock = NSLock()
-    private var stored: [Double] = []
-    func append(_ value: Double) {
-        lock.lock()
-        stored.append(value)
-        lock.unlock()
-    }
-    var values: [Double] {
-        lock.lock()
-        defer { lock.unlock() }
-        return stored
     }
 }

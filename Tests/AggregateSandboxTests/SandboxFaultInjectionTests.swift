@@ -1,5 +1,6 @@
 import AggregateCore
 import AggregateSandbox
+import AggregateTestSupport
 import Foundation
 import Testing
 
@@ -239,10 +240,10 @@ struct SandboxFaultInjectionTests {
     @Test("the fail rate draws from the injected random source")
     func failRateRandomSource() throws {
         let draws = [0.7, 0.2, 0.9, 0.49]
-        let index = LockedCounter()
+        let index = Counter()
         let server = try startServer(testConfiguration {
             $0.failRate = 0.5
-            $0.random = { draws[index.next() % draws.count] }
+            $0.random = { draws[(index.increment() - 1) % draws.count] }
         })
         defer { server.stop() }
         let client = try RawClient(port: server.port)
@@ -263,18 +264,5 @@ struct SandboxFaultInjectionTests {
         let line = try #require(recorder.line(containing: "/echo?f=1"))
         #expect(line.contains("-> 503"))
         #expect(line.contains("[fault (header): status=503; retry-after=2]"))
-    }
-}
-
-/// A counter shared with a `@Sendable` closure.
-final class LockedCounter: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value = 0
-
-    func next() -> Int {
-        lock.lock()
-        defer { lock.unlock() }
-        value += 1
-        return value - 1
     }
 }

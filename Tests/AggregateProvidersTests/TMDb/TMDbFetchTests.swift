@@ -116,7 +116,7 @@ import Testing
             }
             return try await sandbox.send(request)
         }
-        let waits = WaitLog()
+        let waits = Recorder<TimeInterval>()
         var options = testFetchOptions()
         options.sleep = { seconds in waits.append(seconds) }
         let result = await run(query("popular"), transport: transport, options: options)
@@ -168,22 +168,6 @@ final class Limiter: @unchecked Sendable {
         guard remaining > 0 else { return false }
         remaining -= 1
         return true
-    }
-}
-
-/// Records the waits the fetch layer asked for.
-final class WaitLog: @unchecked Sendable {
-    private let lock = NSLock()
-    private var stored: [TimeInterval] = []
-    func append(_ value: TimeInterval) {
-        lock.lock()
-        stored.append(value)
-        lock.unlock()
-    }
-    var values: [TimeInterval] {
-        lock.lock()
-        defer { lock.unlock() }
-        return stored
     }
 }
 
