@@ -3,7 +3,7 @@ import PackageDescription
 
 /// Every provider lives in `Providers/<Name>` and depends on `AggregateCore` only.
 /// Adding a provider means adding its name here and its type to `Sources/AggregateProviders`.
-let providerNames = ["Meetup"]
+let providerNames = ["Meetup", "Kiva", "TMDb", "Twitter", "MessageBoard"]
 
 var targets: [Target] = [
     .target(name: "AggregateCore"),
@@ -30,7 +30,8 @@ var targets: [Target] = [
     ),
     .testTarget(
         name: "aggregateTests",
-        dependencies: ["aggregate", "AggregateCore", "AggregateSandbox", "AggregateProviders", "AggregateTestSupport"]
+        dependencies: ["aggregate", "AggregateCore", "AggregateSandbox", "AggregateProviders", "AggregateTestSupport"],
+        exclude: ["Golden"]
     ),
 ]
 
@@ -40,7 +41,7 @@ for name in providerNames {
             name: "\(name)Provider",
             dependencies: ["AggregateCore"],
             path: "Providers/\(name)",
-            exclude: ["SampleData"]
+            exclude: ["SampleData", "README.md"]
         )
     )
 }

@@ -136,7 +136,12 @@ enum MeetupNormalizer {
         case 400:
             let detail = json.flatMap(v2Problem).map { ": \($0)" } ?? ""
             return AggregateError(.http, "the API rejected the request (HTTP 400)\(detail)", httpStatus: status)
+        case 429, 404:
+            return AggregateError.generic(for: response, descriptor: MeetupProvider.descriptor)
         default:
+            if let problem = json.flatMap(v2Problem), json?["code"] != nil {
+                return AggregateError(.http, "the API answered HTTP \(status): \(problem)", httpStatus: status)
+            }
             return AggregateError.generic(for: response, descriptor: MeetupProvider.descriptor)
         }
     }

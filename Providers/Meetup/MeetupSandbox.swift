@@ -22,13 +22,31 @@ extension MeetupProvider {
     }
 
     public static func sandboxFaultResponse(status: Int, request: SandboxRequest, context: SandboxContext) -> SandboxResponse? {
+        // Only Meetup's own paths get Meetup's error shapes; other providers' paths at the root get theirs.
+        guard request.path.hasPrefix("/gql") || request.path.hasPrefix("/2/groups") else { return nil }
         if request.path.hasPrefix("/gql") {
             return .json(["errors": [["message": .string("HTTP \(status) from the sandbox fault injector")]]], status: status)
         }
         if status == 400 {
             return .json(["code": "limit", "problem": "Rate limit exceeded", "details": "Too many requests; wait before retrying"], status: 400)
         }
-        return .json(["code": "sandbox_fault", "problem": .string("HTTP \(status)"), "details": "Injected by the sandbox"], status: status)
+        return .json(["code": "sandbox_fault", "problem": .string(reason(status)), "details": "injected by the sandbox"], status: status)
+    }
+}
+
+/// The standard reason phrase of a status, for fault bodies.
+private func reason(_ status: Int) -> String {
+    switch status {
+    case 400: return "Bad Request"
+    case 401: return "Unauthorized"
+    case 403: return "Forbidden"
+    case 404: return "Not Found"
+    case 429: return "Too Many Requests"
+    case 500: return "Internal Server Error"
+    case 502: return "Bad Gateway"
+    case 503: return "Service Unavailable"
+    case 504: return "Gateway Timeout"
+    default: return "HTTP \(status)"
     }
 }
 

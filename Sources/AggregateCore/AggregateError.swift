@@ -101,6 +101,12 @@ public enum ExitCode: Int32, Sendable {
         }
     }
 
+    /// The exit code of `aggregate compare`: success when all succeeded, failure when all failed, partial otherwise.
+    public init(comparing results: [ProviderResult]) {
+        let failures = results.filter { $0.error != nil }.count
+        self = failures == 0 ? .success : failures == results.count ? .failure : .partial
+    }
+
     /// The exit code for several provider results: success when all succeeded, failure when all failed,
     /// partial otherwise. A single failed result keeps its own error's code (e.g. 78 for missing credentials).
     public init(for results: [ProviderResult]) {

@@ -1,9 +1,7 @@
 public import Foundation
 
-/// Settings of the shared fetch layer for one run.
+/// Settings of the shared fetch layer for one run. (The item limit is part of the ``Query``.)
 public struct FetchOptions: Sendable {
-    /// How many items to return at most (`--limit`).
-    public var limit: Int
     /// Seconds one HTTP exchange may take (`--timeout`).
     public var timeout: TimeInterval
     /// The largest response body accepted.
@@ -23,7 +21,7 @@ public struct FetchOptions: Sendable {
 
     /// Creates options with the documented defaults.
     public init(
-        limit: Int = 20, timeout: TimeInterval = 15, maxResponseBytes: Int = 32 << 20, maxPages: Int = 50,
+        timeout: TimeInterval = 15, maxResponseBytes: Int = 32 << 20, maxPages: Int = 50,
         maxConcurrentPages: Int = 4, retry: RetryPolicy = RetryPolicy(),
         sleep: @escaping @Sendable (TimeInterval) async throws -> Void = { seconds in
             try await Task.sleep(nanoseconds: UInt64(max(0, seconds) * 1_000_000_000))
@@ -31,7 +29,6 @@ public struct FetchOptions: Sendable {
         now: @escaping @Sendable () -> Date = { Date() },
         events: @escaping @Sendable (FetchEvent) -> Void = { _ in }
     ) {
-        self.limit = limit
         self.timeout = timeout
         self.maxResponseBytes = maxResponseBytes
         self.maxPages = maxPages
@@ -175,7 +172,7 @@ public struct Fetcher: Sendable {
         return ProviderResult(
             provider: name, operation: query.operation, query: query.parameters,
             items: failure == nil ? Array(collected.items.prefix(query.limit)) : [], error: failure, meta: meta,
-            rawBodies: collected.rawBodies)
+            rawBodies: collected.rawBodies, explicitLimit: query.isLimitExplicit ? query.limit : nil)
     }
 
     /// The redactor for a run: every credential variable the provider declares, plus any credential it attaches.
@@ -282,15 +279,23 @@ private struct Run: Sendable {
     }
 
     /// Fetches the numbered pages still needed for the limit, at most `maxConcurrentPages` at once, in page order.
-    private func numberedPages(after current: Int, total: Int, pageSize: Int, query: Query, into collected: inout Collected) async throws {
-        let wanted = query.limit - collected.items.count
-        let needed = Int((Double(wanted) / Double(max(1, pageSize))).rounded(.up))
-        let last = min(total, current + needed, options.maxPages)
-        guard last > current else {
-            if total > current { collected.nextCursor = String(current + 1) }
-            return
+    /// When duplicates dropped across pages leave the run short, the next batch fills the gap.
+    private func numberedPages(after first: Int, total: Int, pageSize: Int, query: Query, into collected: inout Collected) async throws {
+        var current = first
+        while collected.items.count < query.limit {
+            let wanted = query.limit - collected.items.count
+            let needed = Int((Double(wanted) / Double(max(1, pageSize))).rounded(.up))
+            let last = min(total, current + needed, options.maxPages)
+            guard last > current else { break }
+            try await numberedBatch((current + 1)...last, pageSize: pageSize, query: query, into: &collected)
+            current = last
         }
-        let numbers = Array((current + 1)...last)
+        if current < total, collected.items.count >= query.limit { collected.nextCursor = String(current + 1) }
+    }
+
+    /// Fetches the pages `numbers` concurrently and adds them in page order.
+    private func numberedBatch(_ range: ClosedRange<Int>, pageSize: Int, query: Query, into collected: inout Collected) async throws {
+        let numbers = Array(range)
         var results: [Int: (HTTPResponse, Page)] = [:]
         try await withThrowingTaskGroup(of: (Int, HTTPResponse, Page).self) { group in
             var iterator = numbers.makeIterator()
@@ -313,7 +318,6 @@ private struct Run: Sendable {
             guard let (response, page) = results[number] else { continue }
             _ = collected.add(page, body: response.body)
         }
-        if last < total, collected.items.count >= query.limit { collected.nextCursor = String(last + 1) }
     }
 
     private static func describe(_ next: Page.Next?) -> String? {
@@ -344,10 +348,15 @@ private struct Run: Sendable {
             let response: HTTPResponse
             do {
                 response = try await sendFollowingRedirects(spec, query: query, attempt: attempt)
+            } catch let error as AggregateError where error.kind == .timeout && !spec.isIdempotent {
+                // A write that timed out was sent: the server may have acted on it.
+                var sent = error
+                sent.requestMayHaveBeenSent = true
+                throw interrupted(sent, spec: spec, attempt: attempt, query: query)
             } catch let error as AggregateError where error.kind == .network {
                 let decision = options.retry.decide(attempt: attempt, retryable: spec.isIdempotent, suggested: nil, waited: waited)
                 guard case .retry(let delay) = decision else {
-                    throw interrupted(error, spec: spec, attempt: attempt)
+                    throw interrupted(error, spec: spec, attempt: attempt, query: query)
                 }
                 try await wait(delay, reason: error.message, attempt: attempt)
                 waited += delay
@@ -368,12 +377,13 @@ private struct Run: Sendable {
         }
     }
 
-    private func interrupted(_ error: AggregateError, spec: HTTPRequestSpec, attempt: Int) -> AggregateError {
+    private func interrupted(_ error: AggregateError, spec: HTTPRequestSpec, attempt: Int, query: Query) -> AggregateError {
         var final = error
         if !spec.isIdempotent, error.requestMayHaveBeenSent {
             let descriptor = type(of: provider).descriptor
             let check = descriptor.operations.first { !$0.writes }.map { " Check with 'aggregate \(descriptor.name) \($0.name)'." } ?? ""
-            final.message = "the connection failed after the request was sent (\(error.message)), so it may or may not have taken effect; it was not retried.\(check)"
+            let what = error.kind == .timeout ? error.message : "the connection failed after the request was sent (\(error.message))"
+            final.message = "\(what), so \(provider.interruptedWriteOutcome(for: query)); it was not retried.\(check)"
         } else if attempt > 1 {
             final.message += " (after \(attempt) attempts)"
         }

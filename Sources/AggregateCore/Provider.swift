@@ -58,6 +58,10 @@ public protocol Provider: SandboxProviding {
 
     /// The text view of a successful result (its items, operation and query parameters).
     func renderText(_ result: ProviderResult, style: TextStyle) -> String
+
+    /// What may have happened when a request that changes data got no answer, e.g. "the message may or may not
+    /// have been saved". The default is "it may or may not have taken effect".
+    func interruptedWriteOutcome(for query: Query) -> String
 }
 
 extension Provider {
@@ -79,6 +83,8 @@ extension Provider {
     public func renderText(_ result: ProviderResult, style: TextStyle) -> String {
         TextRenderer.genericList(result.items, style: style)
     }
+
+    public func interruptedWriteOutcome(for query: Query) -> String { "it may or may not have taken effect" }
 }
 
 /// One response as `normalize` sees it: status, headers and body.
@@ -120,6 +126,8 @@ public struct Query: Sendable {
     public var parameters: JSONObject
     /// How many items to return at most.
     public var limit: Int
+    /// Whether the user gave the limit (`--limit`) rather than leaving the default; text views may show more then.
+    public var isLimitExplicit: Bool
     /// The API's base URL for this run (the sandbox's when offline).
     public var baseURL: URL
     /// The environment variables visible to the provider (credentials).
@@ -139,6 +147,7 @@ public struct Query: Sendable {
     ) {
         self.source = source
         self.now = now
+        self.isLimitExplicit = false
         self.provider = provider
         self.operation = operation
         self.parameters = parameters

@@ -66,9 +66,15 @@ public struct ProviderResult: Sendable {
     public var meta: ResultMeta
     /// The raw response bodies of the pages read, in order (for `--raw`).
     public var rawBodies: [Data]
+    /// The limit the user asked for explicitly, or `nil` when the default applied (for text views; not in JSON).
+    public var explicitLimit: Int?
 
     /// Creates a result.
-    public init(provider: String, operation: String, query: JSONObject = JSONObject(), items: [Item] = [], error: AggregateError? = nil, meta: ResultMeta, rawBodies: [Data] = []) {
+    public init(
+        provider: String, operation: String, query: JSONObject = JSONObject(), items: [Item] = [], error: AggregateError? = nil,
+        meta: ResultMeta, rawBodies: [Data] = [], explicitLimit: Int? = nil
+    ) {
+        self.explicitLimit = explicitLimit
         self.provider = provider
         self.operation = operation
         self.query = query

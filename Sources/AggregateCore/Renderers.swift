@@ -8,6 +8,10 @@ public enum OutputFormat: String, Sendable, CaseIterable {
     case json
     /// One item per line as JSON.
     case ndjson
+    /// One row per item, RFC 4180.
+    case csv
+    /// A Markdown table, one row per item.
+    case markdown
 }
 
 /// Renders results in the machine-readable formats.
@@ -16,6 +20,12 @@ public enum ResultRenderer {
     public static func json(_ results: [ProviderResult], extra: [JSONObject.Member] = []) -> String {
         JSONWriter(pretty: true).string(ResultDocument.jsonValue(results, extra: extra)) + "\n"
     }
+
+    /// The `--format csv` table of every item.
+    public static func csv(_ results: [ProviderResult]) -> String { ItemTable(results).csv }
+
+    /// The `--format markdown` table of every item.
+    public static func markdown(_ results: [ProviderResult]) -> String { ItemTable(results).markdown }
 
     /// The `--format ndjson` lines: every item of every successful result, one compact JSON object per line.
     public static func ndjson(_ results: [ProviderResult]) -> String {

@@ -135,12 +135,17 @@ extension SandboxProviding {
 
 /// Persistent sandbox state: named JSON documents in a directory, updated under a lock and written atomically
 /// (a temporary file, then a rename), so a crash mid-write never leaves a half-written document.
+///
+/// Updates are serialized within the process (a lock) and between processes (`flock` on a lock file beside the
+/// document), so `aggregate sandbox` and `--offline` runs can share one directory without losing updates. Every
+/// write is flushed with `fsync` before the rename, and the directory after it, so a saved document survives a
+/// crash or a power loss. A document that cannot be parsed is reported and never overwritten.
 public final class SandboxStore: Sendable {
     /// The directory that holds the documents.
     public let directory: URL
     private let lock = NSLock()
 
-    /// Creates a store in `directory` (created when missing).
+    /// Creates a store in `directory` (created on the first write).
     public init(directory: URL) {
         self.directory = directory
     }
@@ -150,14 +155,21 @@ public final class SandboxStore: Sendable {
     public func read(_ name: String) throws -> JSONValue? {
         lock.lock()
         defer { lock.unlock() }
+        // No file lock needed: writers replace the document by rename, so a reader sees the old or the new one.
         return try load(name)
     }
 
-    /// Reads, changes and writes back the document `name` while holding the lock.
-    /// The document is written only when `body` returns normally; a corrupt file is never overwritten.
+    /// Reads, changes and writes back the document `name` while holding the lock (in this process and across
+    /// processes). The document is written only when `body` returns normally; a corrupt file is never overwritten.
     public func update<T>(_ name: String, _ body: (inout JSONValue?) throws -> T) throws -> T {
         lock.lock()
         defer { lock.unlock() }
+        let fileLock = try lockFile(for: name)
+        defer {
+            flock(fileLock, LOCK_UN)
+            close(fileLock)
+        }
+        removeAbandonedTemporaryFiles(of: name)
         var document = try load(name)
         let result = try body(&document)
         if let document { try save(document, as: name) }
@@ -165,6 +177,38 @@ public final class SandboxStore: Sendable {
     }
 
     private func fileURL(_ name: String) -> URL { directory.appendingPathComponent(name) }
+
+    /// Opens and exclusively locks `.<name>.lock`, waiting for another process that holds it.
+    private func lockFile(for name: String) throws -> Int32 {
+        do {
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        } catch {
+            throw AggregateError(.config, "cannot create the sandbox store directory \(directory.path): \(error.localizedDescription)")
+        }
+        let path = directory.appendingPathComponent(".\(name).lock").path
+        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else {
+            throw AggregateError(.config, "cannot open the sandbox store lock \(path): \(String(cString: strerror(errno)))")
+        }
+        while flock(descriptor, LOCK_EX) != 0 {
+            guard errno == EINTR else {
+                let reason = String(cString: strerror(errno))
+                close(descriptor)
+                throw AggregateError(.config, "cannot lock the sandbox store \(path): \(reason)")
+            }
+        }
+        return descriptor
+    }
+
+    /// Deletes temporary files left by a writer that died before its rename (only called under the file lock,
+    /// when no other writer can be using them).
+    private func removeAbandonedTemporaryFiles(of name: String) {
+        let prefix = ".\(name)."
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+        for file in names where file.hasPrefix(prefix) && file.hasSuffix(".tmp") {
+            try? FileManager.default.removeItem(at: directory.appendingPathComponent(file))
+        }
+    }
 
     private func load(_ name: String) throws -> JSONValue? {
         let url = fileURL(name)
@@ -185,27 +229,50 @@ public final class SandboxStore: Sendable {
     }
 
     private func save(_ document: JSONValue, as name: String) throws {
+        let target = fileURL(name)
+        let temporary = directory.appendingPathComponent(".\(name).\(UUID().uuidString).tmp")
         do {
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            let target = fileURL(name)
-            let temporary = directory.appendingPathComponent(".\(name).\(UUID().uuidString).tmp")
-            let data = JSONWriter(pretty: true).data(document)
-            guard FileManager.default.createFile(atPath: temporary.path, contents: data) else {
-                throw AggregateError(.config, "cannot write \(temporary.path)")
-            }
-            // Flush to disk before the rename so a crash cannot leave a renamed but empty file.
-            if let handle = FileHandle(forWritingAtPath: temporary.path) {
-                try? handle.synchronize()
-                try? handle.close()
-            }
-            if rename(temporary.path, target.path) != 0 {
-                try? FileManager.default.removeItem(at: temporary)
-                throw AggregateError(.config, "cannot replace \(target.path)")
-            }
-        } catch let error as AggregateError {
-            throw error
+            try writeFlushed(JSONWriter(pretty: true).data(document), toNewFile: temporary.path)
         } catch {
-            throw AggregateError(.config, "cannot write the sandbox store in \(directory.path): \(error.localizedDescription)")
+            _ = unlink(temporary.path)
+            throw error
+        }
+        guard rename(temporary.path, target.path) == 0 else {
+            let reason = String(cString: strerror(errno))
+            _ = unlink(temporary.path)
+            throw AggregateError(.config, "cannot replace \(target.path): \(reason)")
+        }
+        // The rename is durable only once the directory entry is on disk.
+        let folder = open(directory.path, O_RDONLY | O_CLOEXEC)
+        if folder >= 0 {
+            _ = fsync(folder)
+            close(folder)
+        }
+    }
+
+    /// Writes `data` to a file that must not exist yet, and flushes it to disk before returning.
+    private func writeFlushed(_ data: Data, toNewFile path: String) throws {
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else {
+            throw AggregateError(.config, "cannot write \(path): \(String(cString: strerror(errno)))")
+        }
+        defer { close(descriptor) }
+        var failure: Int32 = 0
+        data.withUnsafeBytes { (buffer: UnsafeRawBufferPointer) in
+            var offset = 0
+            while offset < buffer.count {
+                let written = write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    failure = errno
+                    return
+                }
+                offset += written
+            }
+        }
+        if failure == 0, fsync(descriptor) != 0 { failure = errno }
+        guard failure == 0 else {
+            throw AggregateError(.config, "cannot write \(path): \(String(cString: strerror(failure)))")
         }
     }
 }

@@ -27,7 +27,8 @@ public final class URLSessionTransport: HTTPTransport, @unchecked Sendable {
     public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
         var urlRequest = URLRequest(url: request.url)
         urlRequest.httpMethod = request.method
-        urlRequest.timeoutInterval = request.timeout
+        // The fetch layer enforces the timeout over the whole exchange; URLSession's idle timer is only a backstop.
+        urlRequest.timeoutInterval = request.timeout + 5
         urlRequest.httpBody = request.body
         for field in request.headers { urlRequest.addValue(field.value, forHTTPHeaderField: field.name) }
         if request.headers["User-Agent"] == nil { urlRequest.setValue("aggregate/\(AggregateVersion.current)", forHTTPHeaderField: "User-Agent") }

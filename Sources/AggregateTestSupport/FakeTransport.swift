@@ -25,60 +25,70 @@ public struct FakeTransport: HTTPTransport {
     }
 }
 
-/// Records the requests a transport saw, for assertions.
-public final class RequestLog: @unchecked Sendable {
+/// Values appended from any thread and read back in order, for assertions on what concurrent code did.
+public final class Recorder<Element: Sendable>: @unchecked Sendable {
     private let lock = NSLock()
-    private var stored: [HTTPRequest] = []
+    private var stored: [Element] = []
 
-    /// Creates an empty log.
+    /// Creates an empty recorder.
     public init() {}
 
-    /// Adds a request.
-    public func append(_ request: HTTPRequest) {
+    /// Adds a value.
+    public func append(_ value: Element) {
         lock.lock()
-        stored.append(request)
+        stored.append(value)
         lock.unlock()
     }
 
-    /// The requests so far, in order.
-    public var requests: [HTTPRequest] {
+    /// The values so far, in the order they were appended.
+    public var values: [Element] {
         lock.lock()
         defer { lock.unlock() }
         return stored
+    }
+}
+
+/// The requests a transport saw.
+public typealias RequestLog = Recorder<HTTPRequest>
+/// The events a fetch emitted.
+public typealias EventLog = Recorder<FetchEvent>
+
+extension Recorder where Element == HTTPRequest {
+    /// The requests so far, in order.
+    public var requests: [HTTPRequest] { values }
+}
+
+extension Recorder where Element == FetchEvent {
+    /// The events so far, in order.
+    public var events: [FetchEvent] { values }
+}
+
+/// A counter shared with `@Sendable` closures.
+public final class Counter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = 0
+
+    /// Creates a counter at zero.
+    public init() {}
+
+    /// Adds one and returns the new value.
+    @discardableResult
+    public func increment() -> Int {
+        lock.lock()
+        defer { lock.unlock() }
+        value += 1
+        return value
     }
 }
 
 /// Fetch options for tests: no real waiting, a fixed clock, and events captured.
-public func testFetchOptions(limit: Int = 20, timeout: TimeInterval = 5, maxResponseBytes: Int = 32 << 20, events: EventLog? = nil) -> FetchOptions {
+public func testFetchOptions(timeout: TimeInterval = 5, maxResponseBytes: Int = 32 << 20, events: EventLog? = nil) -> FetchOptions {
     FetchOptions(
-        limit: limit, timeout: timeout, maxResponseBytes: maxResponseBytes,
+        timeout: timeout, maxResponseBytes: maxResponseBytes,
         retry: RetryPolicy(jitter: { 1.0 }),
         sleep: { _ in },
         now: { Date(timeIntervalSince1970: 1_764_424_980) },
         events: { event in events?.append(event) })
-}
-
-/// Collects fetch events.
-public final class EventLog: @unchecked Sendable {
-    private let lock = NSLock()
-    private var stored: [FetchEvent] = []
-
-    /// Creates an empty log.
-    public init() {}
-
-    /// Adds an event.
-    public func append(_ event: FetchEvent) {
-        lock.lock()
-        stored.append(event)
-        lock.unlock()
-    }
-
-    /// The events so far.
-    public var events: [FetchEvent] {
-        lock.lock()
-        defer { lock.unlock() }
-        return stored
-    }
 }
 
 extension ProviderResult {

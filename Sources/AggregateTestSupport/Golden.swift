@@ -41,11 +41,24 @@ public enum TestPaths {
     public static let packageRoot: URL = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
-    /// `../shared/api/samples` beside the package, when it exists (real captured API responses).
+    /// Real captured API responses: `AGGREGATE_SHARED_SAMPLES` when set, else the first `shared/api/samples` found
+    /// beside the package or a folder above it (a worktree may sit deeper than the main checkout); `nil` when absent.
     public static var sharedSamples: URL? {
-        let url = packageRoot.deletingLastPathComponent().appendingPathComponent("shared/api/samples")
-        var isDirectory: ObjCBool = false
-        return FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) && isDirectory.boolValue ? url : nil
+        func isDirectory(_ url: URL) -> Bool {
+            var flag: ObjCBool = false
+            return FileManager.default.fileExists(atPath: url.path, isDirectory: &flag) && flag.boolValue
+        }
+        if let override = ProcessInfo.processInfo.environment["AGGREGATE_SHARED_SAMPLES"], !override.isEmpty {
+            let url = URL(fileURLWithPath: override)
+            return isDirectory(url) ? url : nil
+        }
+        var folder = packageRoot.deletingLastPathComponent()
+        for _ in 0..<3 {
+            let candidate = folder.appendingPathComponent("shared/api/samples")
+            if isDirectory(candidate) { return candidate }
+            folder = folder.deletingLastPathComponent()
+        }
+        return nil
     }
 
     /// A test target's folder, e.g. `Tests/AggregateProvidersTests`.

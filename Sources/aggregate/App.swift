@@ -9,7 +9,8 @@ struct App: Sendable {
     /// The built-in commands, for help and dispatch.
     static var commands: [HelpText.Command] {
         [
-            InfoCommands.providersCommand, InfoCommands.describeCommand, BrowseCommand.command, SandboxCommand.command,
+            InfoCommands.providersCommand, InfoCommands.describeCommand, CompareCommand.command, BrowseCommand.command,
+            SandboxCommand.command,
             HelpText.Command(name: "help", summary: "Show help for a command or provider.", usage: "aggregate help [<command>|<provider>]"),
         ]
     }
@@ -34,6 +35,8 @@ struct App: Sendable {
             return InfoCommands.providers(rest, context: context)
         case "describe":
             return InfoCommands.describe(rest, context: context)
+        case "compare":
+            return await CompareCommand.run(rest, context: context)
         case "browse":
             return await BrowseCommand.run(rest, context: context)
         case "sandbox":

@@ -216,7 +216,7 @@ enum BrowseCommand {
         case .standardInput:
             data = try JSONInput.read(.standardInput, name: source.name, maxBytes: invocation.maxBytes)
         case .url(let url):
-            let options = FetchOptions(limit: 1, timeout: invocation.timeout, maxResponseBytes: invocation.maxBytes)
+            let options = FetchOptions(timeout: invocation.timeout, maxResponseBytes: invocation.maxBytes)
             do {
                 data = try await Fetcher(transport: context.makeTransport(), options: options).fetchDocument(url)
             } catch where error.kind == .tooLarge {

@@ -4,6 +4,7 @@ import Foundation
 /// Options every provider command accepts.
 struct CommonOptions: Sendable, Equatable {
     var limit = 20
+    var limitIsExplicit = false
     var format: OutputFormat = .text
     var offline = false
     var baseURL: String?
@@ -15,7 +16,7 @@ struct CommonOptions: Sendable, Equatable {
 
     static let specs: [OptionSpec] = [
         OptionSpec("limit", valueName: "N", help: "The most items to return (default: 20)."),
-        OptionSpec("format", valueName: "FORMAT", help: "Output format: text, json or ndjson (default: text)."),
+        OptionSpec("format", valueName: "FORMAT", help: "Output format: text, json, ndjson, csv or markdown (default: text)."),
         OptionSpec("offline", arity: .flag, help: "Answer from the bundled sandbox data: no network, no credentials."),
         OptionSpec("base-url", valueName: "URL", help: "Send requests to this server instead of the API (https, or http for loopback)."),
         OptionSpec("timeout", valueName: "SECONDS", help: "The most time one request may take (default: 15)."),
@@ -38,6 +39,7 @@ struct CommonOptions: Sendable, Equatable {
                 throw AggregateError(.usage, "--limit must be a whole number from 1 to 10000, not '\(text)'")
             }
             limit = value
+            limitIsExplicit = true
         }
         if let text = parsed.value("format") {
             guard let value = OutputFormat(rawValue: text.lowercased()) else {

@@ -122,15 +122,17 @@ struct InvocationRunner: Sendable {
         let baseURL = offline
             ? Self.offlineBaseURL(for: descriptor.name)
             : try descriptor.baseURL(override: invocation.common.baseURL, environment: context.environment)
-        return Query(
+        var query = Query(
             provider: descriptor.name, operation: invocation.operation.name, parameters: invocation.parameters,
             limit: invocation.common.limit, baseURL: baseURL,
             environment: offline ? invocation.provider.sandboxEnvironment : context.environment)
+        query.isLimitExplicit = invocation.common.limitIsExplicit
+        return query
     }
 
     /// The fetcher for `invocation`: the sandbox in-process when offline, the network otherwise.
     func fetcher(for invocation: ProviderInvocation, cache: RunCache, transport: (any HTTPTransport)? = nil) -> Fetcher {
-        let options = FetchOptions(limit: invocation.common.limit, timeout: invocation.common.timeout, events: events)
+        let options = FetchOptions(timeout: invocation.common.timeout, events: events)
         if invocation.common.offline {
             let store = SandboxStore(directory: context.dataDirectory)
             return Fetcher(transport: SandboxTransport(registry: context.registry, store: store), options: options, source: .offline, cache: cache)
@@ -183,7 +185,7 @@ enum ProviderCommand {
         do {
             invocation = try ProviderInvocation.parse(arguments, registry: context.registry, standardInput: context.readStandardInput)
         } catch {
-            return Diagnostics.report(error, console: context.console, registry: context.registry)
+            return Diagnostics.report(error, console: context.console, usage: usageLine(for: arguments, registry: context.registry))
         }
         if invocation.common.help {
             context.console.out(HelpText.provider(invocation.provider.descriptor, width: context.terminal.width))
@@ -192,14 +194,23 @@ enum ProviderCommand {
         let printer = EventPrinter(console: context.console, verbose: invocation.common.verbose, quiet: invocation.common.quiet)
         let runner = InvocationRunner(context: context, events: printer.handle)
         if invocation.common.offline, !invocation.common.quiet {
-            context.console.err("note: \(invocation.name): offline: these are the sandbox's bundled sample data, not live results\n")
+            context.console.err(invocation.operation.writes
+                ? "note: \(invocation.name): offline: writing to the sandbox's local store in \(context.dataDirectory.path), not to a live server\n"
+                : "note: \(invocation.name): offline: these are the sandbox's bundled sample data, not live results\n")
         }
         let result = await runner.run(invocation)
         render(result, invocation: invocation, context: context)
         if let error = result.error {
-            context.console.err(Diagnostics.line(for: error))
+            Diagnostics.report(error, console: context.console, registry: context.registry)
         }
         return ExitCode(for: [result])
+    }
+
+    /// The usage line of the operation the arguments name (the default operation when they name none).
+    static func usageLine(for arguments: [String], registry: ProviderRegistry) -> String? {
+        guard let name = arguments.first, let descriptor = registry.provider(named: name)?.descriptor else { return nil }
+        let operation = arguments.dropFirst().first.flatMap(descriptor.operation(named:))
+        return HelpText.usageLine(descriptor, operation: operation)
     }
 
     /// Writes a result to stdout in the chosen format.
@@ -215,6 +226,12 @@ enum ProviderCommand {
             console.out(ResultRenderer.json([result]))
         case .ndjson:
             console.out(ResultRenderer.ndjson([result]))
+        case .csv:
+            guard result.error == nil else { return }
+            console.out(ResultRenderer.csv([result]))
+        case .markdown:
+            guard result.error == nil else { return }
+            console.out(ResultRenderer.markdown([result]))
         case .text:
             guard result.error == nil else { return }
             if result.items.isEmpty {

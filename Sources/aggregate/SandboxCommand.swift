@@ -1,13 +1,118 @@
 import AggregateCore
+import AggregateSandbox
 import Foundation
 
-/// `aggregate sandbox`: serves every provider's emulated API on a loopback port.
+/// `aggregate sandbox`: serves every provider's emulated API on a loopback port until Ctrl-C.
 enum SandboxCommand {
+    static let options: [OptionSpec] = [
+        OptionSpec("port", valueName: "PORT", help: "The port to listen on (default: 8787; 0 picks a free one)."),
+        OptionSpec("host", valueName: "HOST", help: "The address to listen on (default: 127.0.0.1; other interfaces only when asked)."),
+        OptionSpec("latency", valueName: "MS", help: "Milliseconds added before every response (default: 0)."),
+        OptionSpec("fail-rate", valueName: "P", help: "The probability, 0 to 1, that a request gets an injected 503 (default: 0)."),
+        OptionSpec("fault", arity: .repeated, valueName: "SPEC", help: "A server-wide fault rule, e.g. 'status=503; retry-after=2; times=1' (see docs/sandbox-faults.md). Repeatable."),
+        OptionSpec("data-dir", valueName: "DIR", help: "Where writable providers keep their data (default: $XDG_DATA_HOME/aggregate/sandbox)."),
+        OptionSpec("messageboard-csrf", arity: .flag, help: "Make the message board reject JSON posts without a CSRF token, like a Rails app with forgery protection."),
+        OptionSpec("help", short: "h", arity: .flag, help: "Show help information."),
+    ]
+
     static let command = HelpText.Command(
         name: "sandbox", summary: "Run the local API emulator for every provider.",
-        usage: "aggregate sandbox [--port 8787] [--host 127.0.0.1] [--latency MS] [--fail-rate P] [--fault SPEC]...")
+        usage: "aggregate sandbox [--port 8787] [--host 127.0.0.1] [--latency MS] [--fail-rate P] [--fault SPEC]... [--data-dir DIR]",
+        options: options,
+        discussion: """
+            A real HTTP/1.1 server that speaks each provider's real paths, parameters, auth errors, pagination and \
+            rate-limit headers over the sample data bundled in the binary. Routes are mounted at the root (/2/groups) \
+            and under each provider's name (/meetup/2/groups). Point a provider at it with --base-url or \
+            AGGREGATE_<NAME>_BASE_URL and the demo credentials printed at start-up. Faults can also be injected per \
+            request with the X-Sandbox-Fault header. One line per request is logged on stderr, credentials redacted; \
+            Ctrl-C stops it.
+            """)
 
     static func run(_ arguments: [String], context: Context) async -> ExitCode {
-        Diagnostics.report(AggregateError(.usage, "the sandbox server is not wired yet"), console: context.console)
+        let console = context.console
+        let server: SandboxServer
+        do {
+            let parsed = try ArgumentParser(options: options).parse(arguments)
+            if parsed.has("help") {
+                console.out(HelpText.command(command, width: context.terminal.width))
+                return .success
+            }
+            if let extra = parsed.positionals.first { throw AggregateError(.usage, "unexpected argument '\(extra)'") }
+            server = SandboxServer(registry: context.registry, configuration: try configuration(parsed, context: context))
+            try server.start()
+        } catch let error as AggregateError {
+            return Diagnostics.report(error.kind == .usage ? error : error.attributed(to: "sandbox"), console: console, usage: command.usage)
+        } catch {
+            return Diagnostics.report(AggregateError(.config, "\(error)", provider: "sandbox"), console: console)
+        }
+
+        console.err(banner(server: server, registry: context.registry))
+        let signals = stopOnSignals(server)
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            Thread.detachNewThread {
+                server.waitUntilStopped()
+                continuation.resume()
+            }
+        }
+        signals.forEach { $0.cancel() }
+        console.err("sandbox stopped (\(server.requestCount) requests served)\n")
+        return .success
+    }
+
+    static func configuration(_ parsed: ParsedArguments, context: Context) throws -> SandboxServerConfiguration {
+        var configuration = SandboxServerConfiguration()
+        if let text = parsed.value("port") {
+            guard let port = Int(text), (0...65535).contains(port) else { throw AggregateError(.usage, "--port must be 0 to 65535, not '\(text)'") }
+            configuration.port = port
+        }
+        if let host = parsed.value("host") { configuration.host = host }
+        if let text = parsed.value("latency") {
+            guard let milliseconds = Double(text), milliseconds >= 0, milliseconds <= 600_000 else {
+                throw AggregateError(.usage, "--latency must be a number of milliseconds from 0 to 600000, not '\(text)'")
+            }
+            configuration.latency = milliseconds / 1000
+        }
+        if let text = parsed.value("fail-rate") {
+            guard let rate = Double(text), (0...1).contains(rate) else { throw AggregateError(.usage, "--fail-rate must be between 0 and 1, not '\(text)'") }
+            configuration.failRate = rate
+        }
+        configuration.faults = try (parsed.values["fault"] ?? []).map { spec in
+            do {
+                return try SandboxFault.parse(spec)
+            } catch let error as AggregateError {
+                throw AggregateError(.usage, "--fault '\(spec)': \(error.message)")
+            }
+        }
+        let directory = parsed.value("data-dir").map { URL(fileURLWithPath: $0) } ?? context.dataDirectory
+        configuration.store = SandboxStore(directory: directory)
+        if parsed.has("messageboard-csrf") { configuration.settings["messageboard.csrf"] = "true" }
+        let console = context.console
+        configuration.log = { line in console.err(line.hasSuffix("\n") ? line : line + "\n") }
+        return configuration
+    }
+
+    /// What the sandbox serves and how to use it, printed at start-up.
+    static func banner(server: SandboxServer, registry: ProviderRegistry) -> String {
+        let base = server.baseURL.absoluteString
+        var text = "aggregate sandbox listening on \(base) (providers: \(registry.names.joined(separator: ", ")))\n"
+        for provider in registry.providers {
+            let descriptor = provider.descriptor
+            let credentials = provider.sandboxEnvironment.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
+            let line = (["\(descriptor.baseURLVariable)=\(base)"] + credentials).joined(separator: " ")
+            text += "  \(descriptor.name): \(line)\n"
+        }
+        text += "Press Ctrl-C to stop.\n"
+        return text
+    }
+
+    /// Stops the server on SIGINT or SIGTERM.
+    static func stopOnSignals(_ server: SandboxServer) -> [any DispatchSourceSignal] {
+        [SIGINT, SIGTERM].map { number in
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { server.stop() }
+            source.resume()
+            return source
+        }
     }
 }

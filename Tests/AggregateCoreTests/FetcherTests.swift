@@ -113,7 +113,7 @@ private func body(_ json: String, status: Int = 200, headers: HTTPHeaders = [:],
             let n = counter.requests.count
             return body(#"{"items": [\#(n)], "next": "c\#(n)"}"#)
         }
-        var options = testFetchOptions(limit: 1000)
+        var options = testFetchOptions()
         options.maxPages = 7
         let result = await Fetcher(transport: transport, options: options).run(PagerProvider(), query: query(limit: 1000))
         #expect(result.error == nil)
@@ -134,7 +134,7 @@ private func body(_ json: String, status: Int = 200, headers: HTTPHeaders = [:],
             let ids = [page * 2 - 1, page * 2].map(String.init) + (page == 3 ? ["1"] : [])  // page 3 repeats id 1
             return body(#"{"items": [\#(ids.joined(separator: ","))], "page": \#(page), "totalPages": 50, "pageSize": 2}"#)
         }
-        let result = await Fetcher(transport: transport, options: testFetchOptions(limit: 13)).run(PagerProvider(), query: query(limit: 13))
+        let result = await Fetcher(transport: transport, options: testFetchOptions()).run(PagerProvider(), query: query(limit: 13))
         #expect(result.error == nil)
         #expect(result.items.map(\.id) == (1...13).map(String.init))
         #expect(log.requests.count == 7, "13 items at 2 per page need exactly 7 pages")
@@ -175,7 +175,7 @@ private func body(_ json: String, status: Int = 200, headers: HTTPHeaders = [:],
     }
 
     @Test func honoursRetryAfterOn429() async {
-        let slept = SleepLog()
+        let slept = Recorder<TimeInterval>()
         let log = RequestLog()
         let transport = FakeTransport { request in
             log.append(request)
@@ -325,20 +325,5 @@ final class Gauge: @unchecked Sendable {
         lock.lock()
         current -= 1
         lock.unlock()
-    }
-}
-
-final class SleepLog: @unchecked Sendable {
-    private let lock = NSLock()
-    private var stored: [Double] = []
-    func append(_ value: Double) {
-        lock.lock()
-        stored.append(value)
-        lock.unlock()
-    }
-    var values: [Double] {
-        lock.lock()
-        defer { lock.unlock() }
-        return stored
     }
 }

@@ -119,7 +119,7 @@ import Testing
         let attempts = Counter()
         let transport = FakeTransport { request in
             log.append(request)
-            if attempts.next() == 1 { return HTTPResponse(status: 503, headers: ["Retry-After": "0"], url: request.url) }
+            if attempts.increment() == 1 { return HTTPResponse(status: 503, headers: ["Retry-After": "0"], url: request.url) }
             return HTTPResponse(status: 200, body: Data(#"{"ok": true}"#.utf8), url: request.url)
         }
         let fetcher = Fetcher(transport: transport, options: testFetchOptions(timeout: 7, maxResponseBytes: 1000))
@@ -182,16 +182,5 @@ import Testing
 
     @Test func passwordsInURLsAreNotShown() {
         #expect(URL(string: "https://user:hunter22@h.example/x?token=abc&q=1")!.redactedForDisplay == "https://user:***@h.example/x?token=***&q=1")
-    }
-}
-
-private final class Counter: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value = 0
-    func next() -> Int {
-        lock.lock()
-        defer { lock.unlock() }
-        value += 1
-        return value
     }
 }

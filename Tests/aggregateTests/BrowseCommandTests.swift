@@ -1,4 +1,6 @@
 import AggregateCore
+import AggregateProviders
+import AggregateSandbox
 import AggregateTestSupport
 import Foundation
 import Testing
@@ -270,87 +272,54 @@ struct ScratchDirectory {
         #expect(output.code == .usage)
         #expect(output.stderr.hasPrefix("Error: browse: --interactive needs a terminal on standard output"))
     }
-
-    @Test func fetchesFromARealServerOnLoopback() throws {
-        let scratch = try ScratchDirectory()
-        defer { scratch.remove() }
-        _ = try scratch.file("groups.json", try String(contentsOf: browseFixtures.appendingPathComponent("meetup_v2_groups.json"), encoding: .utf8))
-        let server = try LoopbackFileServer(directory: scratch.url)
-        defer { server.stop() }
-        let ok = try Binary.run(["browse", "http://127.0.0.1:\(server.port)/groups.json", "--path", "results[0].organizer"])
-        #expect(ok.status == 0)
-        #expect(ok.stdout == "member_id = 7730461\nname = \"Camille Roussel\"\n")
-        let missing = try Binary.run(["browse", "http://127.0.0.1:\(server.port)/nope.json"])
-        #expect(missing.status == 1)
-        #expect(missing.stderr.hasPrefix("Error: browse: http://127.0.0.1:\(server.port)/nope.json answered HTTP 404 with "))
-        let capped = try Binary.run(["browse", "http://127.0.0.1:\(server.port)/groups.json", "--max-size", "1K"])
-        #expect(capped.status == 1)
-        #expect(capped.stderr == "Error: browse: http://127.0.0.1:\(server.port)/groups.json: the response is larger than the 1.0 KiB size cap; raise it with --max-size\n")
-    }
 }
 
-/// Python's `http.server` on 127.0.0.1 and a free port, serving one directory; stopped by its process id.
-///
-/// It is started in the background by a shell that exits at once, so it is not a child of the test process, and it
-/// closes every descriptor it inherited beyond stdin/out/err. Foundation's `Process` notices a child's exit through
-/// a descriptor that the child inherits; a long-lived server holding other tests' descriptors (or being a child
-/// itself) would keep their `waitUntilExit()` from returning.
-final class LoopbackFileServer {
-    let port: Int
-    private let pid: pid_t
-
-    init(directory: URL) throws {
-        let script = """
-            import os, runpy, sys
-            os.closerange(3, 65536)
-            sys.argv = ["http.server", "0", "--bind", "127.0.0.1", "--directory", sys.argv[1]]
-            runpy.run_module("http.server", run_name="__main__")
-            """
-        let launcher = Process()
-        launcher.executableURL = URL(fileURLWithPath: "/bin/sh")
-        launcher.arguments = ["-c", "python3 -u -c \"$0\" \"$1\" & echo \"pid $!\"", script, directory.path]
-        let output = Pipe()
-        launcher.standardOutput = output
-        launcher.standardError = FileHandle.nullDevice
-        try launcher.run()
-        // "pid 4242" from the shell, then "Serving HTTP on 127.0.0.1 port 40123 (http://127.0.0.1:40123/) ..." from Python.
-        let reader = output.fileHandleForReading
-        let found = Found()
-        let thread = Thread {
-            var text = ""
-            while found.port == nil {
-                let data = reader.availableData
-                if data.isEmpty { break }
-                text += String(decoding: data, as: UTF8.self)
-                if found.pid == nil, let range = text.range(of: #"pid \d+\n"#, options: .regularExpression) {
-                    found.pid = pid_t(text[range].dropFirst(4).dropLast())
-                }
-                // Only a whole line: a read may end in the middle of the port's digits.
-                if let range = text.range(of: #"port \d+ \("#, options: .regularExpression) {
-                    found.port = Int(text[range].dropFirst(5).dropLast(2))
-                }
-            }
-            found.done.signal()
-        }
-        thread.start()
-        let finished = found.done.wait(timeout: .now() + 30) == .success
-        launcher.waitUntilExit()
-        guard finished, let port = found.port, let pid = found.pid else {
-            if let pid = found.pid { kill(pid, SIGTERM) }
-            throw ServerError.didNotStart
-        }
-        self.port = port
-        self.pid = pid
+/// `aggregate browse URL` through the built binary against the project's sandbox server on loopback: the real
+/// URLSession transport, retries, the size cap, HTTP errors and redaction of the key in the URL.
+@Suite(.serialized) struct BrowseLoopbackTests {
+    private func withServer(_ body: (SandboxServer, String) throws -> Void) throws {
+        let registry = try ProviderRegistry(allProviders)
+        let server = SandboxServer(registry: registry, configuration: SandboxServerConfiguration(port: 0, log: { _ in }))
+        _ = try server.start()
+        defer { server.stop() }
+        let key = try #require(registry.provider(named: "meetup")?.sandboxEnvironment["MEETUP_API_KEY"])
+        try body(server, key)
     }
 
-    /// SIGKILL: the server may have inherited a signal mask that blocks SIGTERM from the test process.
-    func stop() { kill(pid, SIGKILL) }
+    @Test func browsesASandboxResponse() throws {
+        try withServer { server, key in
+            let url = "http://127.0.0.1:\(server.port)/meetup/2/groups?lat=51.5&lon=-0.13&key=\(key)"
+            let output = try Binary.run(["browse", url, "--depth", "1"])
+            #expect(output.status == 0)
+            #expect(output.stdout.hasPrefix("results: array["))
+            #expect(output.stdout.contains("\nmeta: object{"))
+            let name = try Binary.run(["browse", url, "--path", "results[0].name"])
+            #expect(name.status == 0)
+            #expect(name.stdout.hasPrefix("\""))
+        }
+    }
 
-    enum ServerError: Error { case didNotStart }
+    @Test func retriesA503AndStopsAtTheSizeCap() throws {
+        try withServer { server, key in
+            let url = "http://127.0.0.1:\(server.port)/meetup/2/groups?lat=51.5&lon=-0.13&key=\(key)"
+            server.addFault(try SandboxFault.parse("status=503; retry-after=0; times=1"))
+            let retried = try Binary.run(["browse", url, "--depth", "1"])
+            #expect(retried.status == 0)
+            #expect(retried.stdout.hasPrefix("results: array["))
+            server.removeAllFaults()
+            server.addFault(try SandboxFault.parse("size=2MiB"))
+            let capped = try Binary.run(["browse", url, "--max-size", "1M"])
+            #expect(capped.status == 1)
+            #expect(capped.stderr == "Error: browse: http://127.0.0.1:\(server.port)/meetup/2/groups?lat=51.5&lon=-0.13&key=***: the response is larger than the 1 MiB size cap; raise it with --max-size\n")
+        }
+    }
 
-    private final class Found: @unchecked Sendable {
-        var port: Int?
-        var pid: pid_t?
-        let done = DispatchSemaphore(value: 0)
+    @Test func httpErrorsNameTheStatusAndHideTheKey() throws {
+        try withServer { server, _ in
+            let output = try Binary.run(["browse", "http://127.0.0.1:\(server.port)/meetup/2/groups?lat=51.5&lon=-0.13&key=wrong-key-1234"])
+            #expect(output.status == 1)
+            #expect(output.stderr.hasPrefix("Error: browse: http://127.0.0.1:\(server.port)/meetup/2/groups?lat=51.5&lon=-0.13&key=*** answered HTTP 401 with "))
+            #expect(!output.stderr.contains("wrong-key-1234"))
+        }
     }
 }

@@ -1,5 +1,6 @@
 import AggregateCore
 import AggregateProviders
+import AggregateSandbox
 import Foundation
 import Testing
 
@@ -97,5 +98,83 @@ import Testing
         #expect(!one.stdout.contains("sandbox-meetup-key"), "the key echoed in meta.url is redacted")
         let paged = try Binary.run(["meetup", "--lat", "51.5", "--lon", "-0.13", "--offline", "--raw", "--limit", "3", "--api", "graphql"])
         #expect(try JSONParser().parse(paged.stdout)["data"] != nil)
+    }
+}
+
+/// `aggregate sandbox` as a real process: it serves over loopback, logs redacted lines, and stops on Ctrl-C.
+@Suite struct SandboxProcessTests {
+    @Test func servesAndStopsCleanlyOnSIGINT() async throws {
+        let process = Process()
+        process.executableURL = Binary.url
+        let data = FileManager.default.temporaryDirectory.appendingPathComponent("aggregate-sandbox-\(UUID().uuidString)")
+        process.arguments = ["sandbox", "--port", "0", "--data-dir", data.path]
+        let err = Pipe()
+        process.standardError = err
+        process.standardOutput = Pipe()
+        try process.run()
+        defer { if process.isRunning { process.terminate() } }
+        let reader = LineReader(err.fileHandleForReading)
+        let banner = try #require(reader.line(containing: "listening on", timeout: 20))
+        let url = try #require(banner.split(separator: " ").first { $0.hasPrefix("http://127.0.0.1:") }.map(String.init))
+
+        let output = try Binary.run(
+            ["meetup", "--lat", "51.5", "--lon", "-0.13", "--api", "v2", "--limit", "2", "--base-url", url],
+            environment: ["MEETUP_API_KEY": "sandbox-meetup-key"])
+        #expect(output.status == 0)
+        #expect(output.stdout.split(separator: "\n").count == 2)
+        let logged = try #require(reader.line(containing: "GET /2/groups", timeout: 10))
+        #expect(logged.contains("key=***") && !logged.contains("sandbox-meetup-key"))
+
+        process.interrupt()
+        #expect(reader.line(containing: "sandbox stopped", timeout: 15) != nil)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        try? FileManager.default.removeItem(at: data)
+    }
+
+    @Test func aTakenPortIsAConfigurationError() throws {
+        let sandbox = try LoopbackSandbox()
+        let output = try Binary.run(["sandbox", "--port", String(sandbox.server.port)])
+        #expect(output.status == 78)
+        #expect(output.stderr.hasPrefix("Error: sandbox: port \(sandbox.server.port) is already in use"))
+    }
+
+    @Test func badOptionsAreUsageErrors() throws {
+        #expect(try Binary.run(["sandbox", "--fault", "status=abc"]).status == 64)
+        #expect(try Binary.run(["sandbox", "--fail-rate", "2"]).status == 64)
+        #expect(try Binary.run(["sandbox", "--port", "70000"]).status == 64)
+    }
+}
+
+/// Reads lines from a pipe as they arrive, with a deadline.
+final class LineReader: @unchecked Sendable {
+    private let lock = NSLock()
+    private var buffer = ""
+    private let handle: FileHandle
+
+    init(_ handle: FileHandle) {
+        self.handle = handle
+        handle.readabilityHandler = { [weak self] file in
+            let data = file.availableData
+            guard let self, !data.isEmpty else { return }
+            self.lock.lock()
+            self.buffer += String(decoding: data, as: UTF8.self)
+            self.lock.unlock()
+        }
+    }
+
+    deinit { handle.readabilityHandler = nil }
+
+    /// The first complete line containing `text`, waiting up to `timeout` seconds.
+    func line(containing text: String, timeout: TimeInterval) -> String? {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            lock.lock()
+            let found = buffer.split(separator: "\n").first { $0.contains(text) }.map(String.init)
+            lock.unlock()
+            if let found { return found }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        return nil
     }
 }

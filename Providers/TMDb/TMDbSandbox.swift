@@ -1,0 +1,267 @@
+public import AggregateCore
+import Foundation
+
+/// TMDb's part of the sandbox: `GET /configuration`, `/search/movie`, `/movie/popular`, `/movie/{id}` (with
+/// `append_to_response=credits`) and `/movie/{id}/credits`, over the catalogue in `SampleData/movies.json`.
+/// Paths are accepted with or without the API's `/3` version prefix.
+extension TMDbProvider {
+    /// The credentials the sandbox accepts: a read access token (JWT-shaped) and a v3 key (32 hex digits).
+    public static let sandboxEnvironment = [
+        "TMDB_ACCESS_TOKEN": TMDbSandbox.accessToken,
+        "TMDB_API_KEY": TMDbSandbox.apiKey,
+    ]
+
+    public static func sandboxResponse(for request: SandboxRequest, context: SandboxContext) -> SandboxResponse? {
+        TMDbSandbox.respond(to: request, context: context)
+    }
+
+    public static func sandboxFaultResponse(status: Int, request: SandboxRequest, context: SandboxContext) -> SandboxResponse? {
+        TMDbSandbox.faultResponse(status: status)
+    }
+}
+
+enum TMDbSandbox {
+    static let accessToken = "eyJhbGciOiJIUzI1NiJ9.eyJhdWQiOiJhZ2dyZWdhdGUtc2FuZGJveCIsInNjb3BlcyI6WyJhcGlfcmVhZCJdfQ.c2FuZGJveC1zaWduYXR1cmU"
+    static let apiKey = "5a9d0c1e7f3b4a6d8e2c1b0a9f8e7d6c"
+
+    /// The sandbox setting that makes the popular list shift between page requests, as TMDb's live list does:
+    /// with `tmdb.popular-drift=N`, each page after the first starts N places earlier, repeating N movies.
+    static let popularDriftSetting = "tmdb.popular-drift"
+
+    /// The catalogue: details bodies with `credits`, parsed once.
+    static let movies: [JSONValue] = (try? JSONParser().parse(TMDbSampleData.moviesJSON))?.array ?? []
+    static let moviesByID: [String: JSONValue] = Dictionary(
+        movies.compactMap { movie in movie["id"]?.idString.map { ($0, movie) } }, uniquingKeysWith: { first, _ in first })
+    static let configuration: JSONValue = (try? JSONParser().parse(TMDbSampleData.configurationJSON)) ?? [:]
+
+    static let headers: HTTPHeaders = ["Content-Type": "application/json;charset=utf-8"]
+
+    // MARK: Routing
+
+    /// The endpoints the sandbox serves.
+    enum Route: Equatable {
+        case configuration
+        case searchMovie
+        case popular
+        case movie(String)
+        case credits(String)
+        /// A path under `/movie` or `/search` that TMDb does not have.
+        case unknown
+
+        init?(path: String) {
+            var parts = path.split(separator: "/").map(String.init)
+            let versioned = parts.first == "3"
+            if versioned { parts.removeFirst() }
+            switch parts {
+            case ["configuration"]: self = .configuration
+            case ["search", "movie"]: self = .searchMovie
+            case ["movie", "popular"]: self = .popular
+            case let parts where parts.count == 2 && parts[0] == "movie": self = .movie(parts[1])
+            case let parts where parts.count == 3 && parts[0] == "movie" && parts[2] == "credits": self = .credits(parts[1])
+            default:
+                guard versioned || parts.first == "movie" || parts.first == "search" else { return nil }
+                self = .unknown
+            }
+        }
+    }
+
+    static func respond(to request: SandboxRequest, context: SandboxContext) -> SandboxResponse? {
+        guard let route = Route(path: request.path) else { return nil }
+        guard request.method == "GET" || request.method == "HEAD" else {
+            return statusError(405, code: 42, "The request method is not supported for this resource.")
+        }
+        if route == .unknown { return notFound() }
+        if let rejection = authenticate(request) { return rejection }
+        switch route {
+        case .configuration: return .json(configuration, headers: headers)
+        case .searchMovie: return search(request)
+        case .popular: return popular(request, context: context)
+        case .movie(let id): return details(id: id, request: request)
+        case .credits(let id): return credits(id: id)
+        case .unknown: return notFound()
+        }
+    }
+
+    /// `nil` when the request carries the sandbox's token (Bearer) or key (`api_key`); else TMDb's 401.
+    static func authenticate(_ request: SandboxRequest) -> SandboxResponse? {
+        if request.headers["Authorization"] != nil {
+            return request.bearerToken == accessToken ? nil : invalidKey()
+        }
+        return request.queryValue("api_key") == apiKey ? nil : invalidKey()
+    }
+
+    // MARK: Endpoints
+
+    static func search(_ request: SandboxRequest) -> SandboxResponse {
+        guard let text = request.queryValue("query"), !text.trimmingCharacters(in: .whitespaces).isEmpty else {
+            return .json(["errors": ["query must be provided"]], status: 422, headers: headers)
+        }
+        guard let page = page(request) else { return invalidPage() }
+        let year = request.queryValue("year").flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+        return listPage(matches(text, year: year), page: page)
+    }
+
+    static func popular(_ request: SandboxRequest, context: SandboxContext) -> SandboxResponse {
+        guard let page = page(request) else { return invalidPage() }
+        let drift = context.settings[popularDriftSetting].flatMap(Int.init).map { min(max(0, $0), TMDbNormalizer.pageSize - 1) } ?? 0
+        return listPage(byPopularity(movies), page: page, drift: drift)
+    }
+
+    static func details(id: String, request: SandboxRequest) -> SandboxResponse {
+        guard let movie = moviesByID[id] else { return notFound() }
+        let appended = (request.queryValue("append_to_response") ?? "")
+            .split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        guard appended.count <= 20 else {
+            return statusError(400, code: 27, "Too many append to response objects: The maximum number of remote calls is 20.")
+        }
+        guard case .object(var body) = movie else { return notFound() }
+        let credits = body["credits"]
+        body["credits"] = nil
+        if appended.contains("credits") {
+            // Appended credits carry only cast and crew; the id is the movie's own.
+            body["credits"] = ["cast": credits?["cast"] ?? [], "crew": credits?["crew"] ?? []]
+        }
+        return .json(.object(body), headers: headers)
+    }
+
+    static func credits(id: String) -> SandboxResponse {
+        guard let movie = moviesByID[id] else { return notFound() }
+        let credits = movie["credits"]
+        return .json(["id": movie["id"] ?? .null, "cast": credits?["cast"] ?? [], "crew": credits?["crew"] ?? []], headers: headers)
+    }
+
+    // MARK: Pages
+
+    /// The page asked for: absent means 1; TMDb refuses anything but a whole number from 1 to 500.
+    static func page(_ request: SandboxRequest) -> Int? {
+        guard let text = request.queryValue("page") else { return 1 }
+        guard let page = Int(text.trimmingCharacters(in: .whitespaces)), (1...TMDbNormalizer.lastServedPage).contains(page) else { return nil }
+        return page
+    }
+
+    /// Page `page` of `movies` in list form. `drift` makes later pages start earlier (see ``popularDriftSetting``).
+    static func listPage(_ movies: [JSONValue], page: Int, drift: Int = 0) -> SandboxResponse {
+        let size = TMDbNormalizer.pageSize
+        let start = (page - 1) * (size - drift)
+        let slice = start < movies.count ? Array(movies[start..<min(movies.count, start + size)]) : []
+        // An empty result still says total_pages 1, as TMDb's live search does.
+        let totalPages = max(1, (movies.count + size - 1) / size)
+        return .json([
+            "page": .int(page),
+            "results": .array(slice.map(listResult)),
+            "total_pages": .int(totalPages),
+            "total_results": .int(movies.count),
+        ], headers: headers)
+    }
+
+    /// A catalogue record as list endpoints show it: `genre_ids` instead of `genres`, no details, no credits.
+    static func listResult(_ movie: JSONValue) -> JSONValue {
+        [
+            "adult": movie["adult"] ?? false,
+            "backdrop_path": movie["backdrop_path"] ?? .null,
+            "genre_ids": .array((movie["genres"]?.array ?? []).compactMap { $0["id"] }),
+            "id": movie["id"] ?? .null,
+            "original_language": movie["original_language"] ?? .null,
+            "original_title": movie["original_title"] ?? .null,
+            "overview": movie["overview"] ?? "",
+            "popularity": movie["popularity"] ?? 0,
+            "poster_path": movie["poster_path"] ?? .null,
+            "release_date": movie["release_date"] ?? "",
+            "title": movie["title"] ?? .null,
+            "video": movie["video"] ?? false,
+            "vote_average": movie["vote_average"] ?? 0,
+            "vote_count": movie["vote_count"] ?? 0,
+        ]
+    }
+
+    // MARK: Search
+
+    /// Movies whose title or original title holds every word of `text` (each word starting a title word, or
+    /// anywhere in titles written without spaces), case- and accent-insensitively; best matches first.
+    static func matches(_ text: String, year: Int?) -> [JSONValue] {
+        let wanted = words(text)
+        guard !wanted.isEmpty else { return [] }
+        let ranked = movies.compactMap { movie -> (movie: JSONValue, rank: Int)? in
+            if let year, movie["release_date"]?.string?.hasPrefix(String(year)) != true { return nil }
+            let titles = [movie["title"]?.string, movie["original_title"]?.string].compactMap { $0 }
+            let ranks = titles.compactMap { rank(title: $0, wanted: wanted) }
+            return ranks.min().map { (movie, $0) }
+        }
+        return ranked.sorted { $0.rank != $1.rank ? $0.rank < $1.rank : isMorePopular($0.movie, $1.movie) }.map(\.movie)
+    }
+
+    /// 0 for the whole title, 1 when the title starts with the words, 2 for any other match, `nil` for none.
+    static func rank(title: String, wanted: [String]) -> Int? {
+        let titleWords = words(title)
+        let folded = fold(title)
+        let all = wanted.allSatisfy { word in
+            titleWords.contains { $0.hasPrefix(word) } || (word.unicodeScalars.contains(where: isSpacelessScript) && folded.contains(word))
+        }
+        guard all else { return nil }
+        if titleWords == wanted { return 0 }
+        let startsWithWords = titleWords.count >= wanted.count && zip(titleWords, wanted).allSatisfy { $0.hasPrefix($1) }
+        return startsWithWords ? 1 : 2
+    }
+
+    /// Folded words: letters and digits, split at everything else.
+    static func words(_ text: String) -> [String] {
+        fold(text).split(whereSeparator: { !($0.isLetter || $0.isNumber) }).map(String.init)
+    }
+
+    static func fold(_ text: String) -> String {
+        text.folding(options: [.caseInsensitive, .diacriticInsensitive, .widthInsensitive], locale: Locale(identifier: "en_US_POSIX"))
+    }
+
+    /// Scripts written without spaces between words (Han, kana), where a word can only be found as a substring.
+    static func isSpacelessScript(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0x3040...0x30FF, 0x3400...0x4DBF, 0x4E00...0x9FFF, 0xF900...0xFAFF: return true
+        default: return false
+        }
+    }
+
+    static func byPopularity(_ movies: [JSONValue]) -> [JSONValue] {
+        movies.sorted(by: isMorePopular)
+    }
+
+    static func isMorePopular(_ first: JSONValue, _ second: JSONValue) -> Bool {
+        let a = first["popularity"]?.decimal ?? 0
+        let b = second["popularity"]?.decimal ?? 0
+        if a != b { return a > b }
+        return (first["id"]?.int ?? 0) < (second["id"]?.int ?? 0)
+    }
+
+    // MARK: Errors
+
+    /// TMDb's error envelope.
+    static func statusError(_ status: Int, code: Int, _ message: String) -> SandboxResponse {
+        .json(["success": false, "status_code": .int(code), "status_message": .string(message)], status: status, headers: headers)
+    }
+
+    static func invalidKey() -> SandboxResponse {
+        statusError(401, code: 7, "Invalid API key: You must be granted a valid key.")
+    }
+
+    static func invalidPage() -> SandboxResponse {
+        statusError(400, code: 22, "Invalid page: Pages start at 1 and max at 500. They are expected to be an integer.")
+    }
+
+    /// The 404 body, without `success`, as it has been captured from the live API.
+    static func notFound() -> SandboxResponse {
+        .json(["status_code": 34, "status_message": "The resource you requested could not be found."], status: 404, headers: headers)
+    }
+
+    /// The body an injected fault carries: TMDb's envelope with the code TMDb documents for that status.
+    static func faultResponse(status: Int) -> SandboxResponse {
+        switch status {
+        case 401: return invalidKey()
+        case 404: return notFound()
+        case 429: return statusError(429, code: 25, "Your request count (#) is over the allowed limit of (40).")
+        case 502: return statusError(502, code: 43, "Couldn't connect to the backend server.")
+        case 503: return statusError(503, code: 46, "The API is undergoing maintenance. Try again later.")
+        case 504: return statusError(504, code: 24, "Your request to the backend server timed out. Try again.")
+        case 400: return statusError(400, code: 47, "The input is not valid.")
+        default: return statusError(status, code: 11, "Internal error: Something went wrong, contact TMDb.")
+        }
+    }
+}

@@ -1,0 +1,289 @@
+import AggregateCore
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+private let streamSocketType = Int32(SOCK_STREAM.rawValue)
+// Linux has no per-socket SIGPIPE switch, so every send asks for no signal instead.
+private let sendFlags = Int32(MSG_NOSIGNAL)
+#elseif canImport(Darwin)
+import Darwin
+private let streamSocketType = SOCK_STREAM
+private let sendFlags: Int32 = 0
+#endif
+
+/// Thin wrappers over the POSIX socket calls the server needs; every function retries `EINTR`.
+enum POSIXSocket {
+    /// Binds and listens on `host:port`, returning the descriptor and the port actually bound.
+    /// - Throws: ``AggregateError`` of kind `config`, with advice when the port is taken.
+    static func openListener(host: String, port: Int) throws -> (descriptor: Int32, port: Int) {
+        guard (0...65535).contains(port) else {
+            throw AggregateError(.config, "port \(port) is out of range; pass --port between 0 and 65535")
+        }
+        var hints = addrinfo()
+        hints.ai_family = AF_UNSPEC
+        hints.ai_socktype = streamSocketType
+        hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV
+        var list: UnsafeMutablePointer<addrinfo>?
+        let status = getaddrinfo(host, String(port), &hints, &list)
+        guard status == 0, let first = list else {
+            let reason = String(cString: gai_strerror(status))
+            throw AggregateError(.config, "cannot listen on '\(host)': \(reason); pass --host with a local address")
+        }
+        defer { freeaddrinfo(first) }
+
+        var lastError: Int32 = 0
+        var cursor: UnsafeMutablePointer<addrinfo>? = first
+        while let info = cursor {
+            cursor = info.pointee.ai_next
+            let descriptor = socket(info.pointee.ai_family, info.pointee.ai_socktype, info.pointee.ai_protocol)
+            guard descriptor >= 0 else {
+                lastError = errno
+                continue
+            }
+            setCloseOnExec(descriptor)
+            var one: Int32 = 1
+            _ = setsockopt(descriptor, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
+            if bind(descriptor, info.pointee.ai_addr, info.pointee.ai_addrlen) == 0, listen(descriptor, 128) == 0 {
+                // Non-blocking so a client that resets between poll() and accept() cannot stall the accept loop.
+                setNonBlocking(descriptor, true)
+                return (descriptor, boundPort(descriptor) ?? port)
+            }
+            lastError = errno
+            closeDescriptor(descriptor)
+        }
+        if lastError == EADDRINUSE {
+            throw AggregateError(.config, "port \(port) is already in use; pass --port N (or --port 0 for any free port)")
+        }
+        if lastError == EACCES {
+            throw AggregateError(.config, "no permission to listen on port \(port); pass --port N above 1023")
+        }
+        throw AggregateError(.config, "cannot listen on \(host):\(port): \(errorText(lastError))")
+    }
+
+    /// What one `accept` call produced.
+    enum Accepted {
+        case connection(descriptor: Int32, peer: String)
+        /// No connection is waiting (or one vanished before it was accepted).
+        case none
+        /// The process is out of descriptors or memory; retrying at once would spin.
+        case exhausted
+    }
+
+    /// Accepts one pending connection.
+    static func acceptConnection(_ listener: Int32) -> Accepted {
+        var storage = sockaddr_storage()
+        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        var descriptor: Int32
+        repeat {
+            descriptor = withUnsafeMutablePointer(to: &storage) { pointer in
+                pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { accept(listener, $0, &length) }
+            }
+        } while descriptor < 0 && errno == EINTR
+        guard descriptor >= 0 else {
+            switch errno {
+            case EMFILE, ENFILE, ENOBUFS, ENOMEM: return .exhausted
+            default: return .none
+            }
+        }
+        setCloseOnExec(descriptor)
+        // Darwin hands out accepted sockets that inherit O_NONBLOCK; connections use blocking I/O after poll().
+        setNonBlocking(descriptor, false)
+        #if canImport(Darwin)
+        var one: Int32 = 1
+        _ = setsockopt(descriptor, SOL_SOCKET, SO_NOSIGPIPE, &one, socklen_t(MemoryLayout<Int32>.size))
+        #endif
+        return .connection(descriptor: descriptor, peer: address(of: &storage))
+    }
+
+    /// Makes a blocked `send` give up after `seconds`, so a client that stops reading cannot hold a thread forever.
+    static func setSendTimeout(_ descriptor: Int32, seconds: TimeInterval) {
+        var limit = timeval()
+        limit.tv_sec = .init(max(1, seconds.rounded(.up)))
+        _ = setsockopt(descriptor, SOL_SOCKET, SO_SNDTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
+    }
+
+    /// Sends every byte; returns false when the peer is gone or the send timed out.
+    static func sendAll(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer) -> Bool {
+        guard var pointer = bytes.baseAddress else { return true }
+        var remaining = bytes.count
+        while remaining > 0 {
+            let sent = send(descriptor, pointer, remaining, sendFlags)
+            if sent < 0 {
+                if errno == EINTR { continue }
+                return false
+            }
+            pointer += sent
+            remaining -= sent
+        }
+        return true
+    }
+
+    /// Sends every byte of `data`.
+    static func sendAll(_ descriptor: Int32, _ data: Data) -> Bool {
+        data.withUnsafeBytes { sendAll(descriptor, $0) }
+    }
+
+    /// Sends without waiting; for the short refusal written from the accept loop.
+    static func sendNow(_ descriptor: Int32, _ data: Data) {
+        _ = data.withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, sendFlags | Int32(MSG_DONTWAIT)) }
+    }
+
+    /// Reads what is available into `buffer` (up to its capacity); 0 means the peer closed, -1 an error.
+    static func receive(_ descriptor: Int32, into buffer: UnsafeMutableRawBufferPointer) -> Int {
+        while true {
+            let count = recv(descriptor, buffer.baseAddress, buffer.count, 0)
+            if count < 0, errno == EINTR { continue }
+            return count
+        }
+    }
+
+    /// Ends both directions at once, which wakes a thread blocked in `send` on that socket.
+    static func shutdownBoth(_ descriptor: Int32) {
+        _ = shutdown(descriptor, Int32(SHUT_RDWR))
+    }
+
+    /// Ends our side and reads what the client still sends (up to a second or 16 MiB) before the caller closes.
+    ///
+    /// Closing a socket with unread input makes the kernel send a reset, which can destroy a 413 or 400 the
+    /// client has not read yet; draining first lets the client see the response and then end of stream.
+    static func finish(_ descriptor: Int32, wake: WakeSignal) {
+        _ = shutdown(descriptor, Int32(SHUT_WR))
+        let deadline = Date().addingTimeInterval(1)
+        var drained = 0
+        var scratch = [UInt8](repeating: 0, count: 64 << 10)
+        while drained < 16 << 20 {
+            let remaining = deadline.timeIntervalSinceNow
+            guard remaining > 0, waitReadable(descriptor, wake: wake, timeout: remaining) == .readable else { return }
+            let count = scratch.withUnsafeMutableBytes { receive(descriptor, into: $0) }
+            guard count > 0 else { return }
+            drained += count
+        }
+    }
+
+    static func closeDescriptor(_ descriptor: Int32) {
+        _ = close(descriptor)
+    }
+
+    static func errorText(_ code: Int32) -> String { String(cString: strerror(code)) }
+
+    // MARK: - Waiting
+
+    /// What a wait ended with.
+    enum WaitResult {
+        case readable
+        case timedOut
+        case stopped
+    }
+
+    /// Waits until `descriptor` has data (or was closed by the peer), `timeout` passes, or `wake` fires.
+    static func waitReadable(_ descriptor: Int32?, wake: WakeSignal, timeout: TimeInterval) -> WaitResult {
+        let deadline = Date().addingTimeInterval(timeout)
+        while true {
+            var descriptors = [pollfd(fd: wake.readDescriptor, events: Int16(POLLIN), revents: 0)]
+            if let descriptor { descriptors.append(pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)) }
+            let remaining = deadline.timeIntervalSinceNow
+            if remaining <= 0 { return .timedOut }
+            let milliseconds = Int32(min(remaining * 1000, Double(Int32.max)).rounded(.up))
+            let result = poll(&descriptors, nfds_t(descriptors.count), milliseconds)
+            if result < 0 {
+                if errno == EINTR { continue }
+                return .stopped
+            }
+            if result == 0 { continue }
+            if descriptors[0].revents != 0 { return .stopped }
+            if descriptors.count > 1, descriptors[1].revents != 0 { return .readable }
+        }
+    }
+
+    /// Sleeps for `seconds` unless `wake` fires first; returns false when woken (the server is stopping).
+    static func sleep(_ seconds: TimeInterval, wake: WakeSignal) -> Bool {
+        guard seconds > 0 else { return true }
+        return waitReadable(nil, wake: wake, timeout: seconds) == .timedOut
+    }
+
+    // MARK: - Helpers
+
+    private static func setNonBlocking(_ descriptor: Int32, _ enabled: Bool) {
+        let flags = fcntl(descriptor, F_GETFL, 0)
+        guard flags >= 0 else { return }
+        _ = fcntl(descriptor, F_SETFL, enabled ? flags | O_NONBLOCK : flags & ~O_NONBLOCK)
+    }
+
+    /// Keeps descriptors out of child processes, which would otherwise hold the port open after `stop()`.
+    static func setCloseOnExec(_ descriptor: Int32) {
+        _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
+    }
+
+    private static func boundPort(_ descriptor: Int32) -> Int? {
+        var storage = sockaddr_storage()
+        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        let status = withUnsafeMutablePointer(to: &storage) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
+        }
+        guard status == 0 else { return nil }
+        return withUnsafePointer(to: &storage) { pointer in
+            switch Int32(pointer.pointee.ss_family) {
+            case AF_INET:
+                return pointer.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { Int(UInt16(bigEndian: $0.pointee.sin_port)) }
+            case AF_INET6:
+                return pointer.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { Int(UInt16(bigEndian: $0.pointee.sin6_port)) }
+            default:
+                return nil
+            }
+        }
+    }
+
+    private static func address(of storage: inout sockaddr_storage) -> String {
+        var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN) + 1)
+        let family = Int32(storage.ss_family)
+        let converted: Bool = withUnsafePointer(to: &storage) { pointer in
+            switch family {
+            case AF_INET:
+                return pointer.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { address in
+                    var raw = address.pointee.sin_addr
+                    return inet_ntop(AF_INET, &raw, &text, socklen_t(text.count)) != nil
+                }
+            case AF_INET6:
+                return pointer.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { address in
+                    var raw = address.pointee.sin6_addr
+                    return inet_ntop(AF_INET6, &raw, &text, socklen_t(text.count)) != nil
+                }
+            default:
+                return false
+            }
+        }
+        guard converted else { return "-" }
+        return String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+}
+
+/// A pipe that, once written, stays readable: every thread polling it wakes, which is how `stop()` reaches
+/// threads blocked waiting for a client or sleeping for an injected delay.
+final class WakeSignal: Sendable {
+    let readDescriptor: Int32
+    private let writeDescriptor: Int32
+
+    init() throws {
+        var ends: [Int32] = [0, 0]
+        guard pipe(&ends) == 0 else {
+            throw AggregateError(.config, "cannot create the sandbox's wake-up pipe: \(POSIXSocket.errorText(errno))")
+        }
+        readDescriptor = ends[0]
+        writeDescriptor = ends[1]
+        POSIXSocket.setCloseOnExec(readDescriptor)
+        POSIXSocket.setCloseOnExec(writeDescriptor)
+    }
+
+    /// Wakes every current and future waiter.
+    func fire() {
+        var byte: UInt8 = 1
+        _ = write(writeDescriptor, &byte, 1)
+    }
+
+    /// Closes both ends; only once no thread can poll it any more.
+    func close() {
+        POSIXSocket.closeDescriptor(readDescriptor)
+        POSIXSocket.closeDescriptor(writeDescriptor)
+    }
+}

@@ -1,0 +1,146 @@
+import AggregateCore
+import Foundation
+
+/// `aggregate compare`: several provider invocations at once, side by side.
+enum CompareCommand {
+    static let options: [OptionSpec] = [
+        OptionSpec("all", arity: .flag, help: "Compare the first example of every registered provider."),
+        OptionSpec("limit", valueName: "N", help: "The most items per provider (default: 20, or each invocation's own --limit)."),
+        OptionSpec("format", valueName: "FORMAT", help: "text (default), json, ndjson, csv or markdown."),
+        OptionSpec("offline", arity: .flag, help: "Answer every invocation from the bundled sandbox data."),
+        OptionSpec("timeout", valueName: "SECONDS", help: "The most time one request may take (default: 15)."),
+        OptionSpec("verbose", arity: .flag, help: "Trace requests, responses and retries on stderr."),
+        OptionSpec("quiet", arity: .flag, help: "No progress lines or notes on stderr."),
+        OptionSpec("help", short: "h", arity: .flag, help: "Show help information."),
+    ]
+
+    static let command = HelpText.Command(
+        name: "compare", summary: "Run several provider invocations concurrently and compare them side by side.",
+        usage: "aggregate compare <invocation>... [--all] [--limit N] [--format text|json|ndjson|csv|markdown] [--offline]",
+        arguments: [("<invocation>", "One provider invocation in quotes, written as it would be after 'aggregate', e.g. 'tmdb search batman'.")],
+        options: options,
+        discussion: """
+            All invocations run at once, each with its own timeout and retries, so the run takes about as long as the \
+            slowest one. One failing never hides the others: its column shows its error. Results appear in the order \
+            given. The text view shows, per invocation: status, items, requests and pages, bytes received, time, auth \
+            and pagination style, field coverage (the share of items that have each unified field) and the first \
+            titles; --format json adds these figures as "comparison". Exit status: 0 when all succeed, 3 when some \
+            fail, 1 when all fail, 64 when any invocation is not valid (nothing is sent then). Example: \
+            aggregate compare 'meetup --lat 51.509980 --lon -0.133700' 'kiva newest' 'tmdb search batman' 'twitter nasa' --offline
+            """)
+
+    static func run(_ arguments: [String], context: Context) async -> ExitCode {
+        let console = context.console
+        let parsed: ParsedArguments
+        let invocations: [(text: String, invocation: ProviderInvocation)]
+        do throws(AggregateError) {
+            parsed = try ArgumentParser(options: options).parse(arguments)
+            if parsed.has("help") {
+                console.out(HelpText.command(command, width: context.terminal.width))
+                return .success
+            }
+            var texts = parsed.positionals
+            if parsed.has("all") {
+                texts += context.registry.providers.compactMap { $0.descriptor.examples.first?.arguments.map(shellQuoted).joined(separator: " ") }
+            }
+            guard !texts.isEmpty else { throw AggregateError(.usage, "give at least one invocation, e.g. 'meetup --lat 51.5 --lon -0.13', or --all") }
+            invocations = try texts.enumerated().map { index, text throws(AggregateError) in
+                (text, try invocation(text, number: index + 1, global: parsed, context: context))
+            }
+        } catch {
+            return Diagnostics.report(error, console: console, usage: command.usage)
+        }
+
+        let quiet = parsed.has("quiet")
+        let progress = context.terminal.stderrIsTerminal && !quiet
+            ? ProgressDisplay(labels: invocations.map { TextLayout.truncate($0.text, to: 40) }, console: console, width: context.terminal.width)
+            : nil
+        let printer = EventPrinter(console: console, verbose: parsed.has("verbose"), quiet: quiet)
+        if parsed.has("offline"), !quiet {
+            console.err("note: compare: offline: these are the sandbox's bundled sample data, not live results\n")
+        }
+        progress?.start()
+        let results = await runAll(invocations.map(\.invocation), context: context) { index, event in
+            if let progress { progress.update(index, event.kind) } else { printer.handle(event) }
+        }
+        progress?.finish()
+
+        let rows = zip(invocations, results).map { entry, result in
+            ComparisonRow(
+                invocation: entry.text, result: result, authStyle: entry.invocation.provider.descriptor.authStyle,
+                paginationStyle: entry.invocation.provider.descriptor.paginationStyle)
+        }
+        render(rows, format: try! formatOption(parsed), context: context)
+        for result in results { if let error = result.error { console.err(Diagnostics.line(for: error)) } }
+        return ExitCode(comparing: results)
+    }
+
+    /// Parses one invocation; the compare options apply unless the invocation sets its own.
+    static func invocation(_ text: String, number: Int, global: ParsedArguments, context: Context) throws(AggregateError) -> ProviderInvocation {
+        do throws(AggregateError) {
+            var words = try ShellWords.split(text)
+            if words.first == "aggregate" { words.removeFirst() }
+            guard let name = words.first, context.registry.provider(named: name) != nil else {
+                throw AggregateError(.usage, "unknown provider '\(words.first ?? "")'. Valid providers: \(context.registry.names.joined(separator: ", ")).")
+            }
+            for option in ["limit", "timeout"] where !words.contains("--\(option)") && !words.contains(where: { $0.hasPrefix("--\(option)=") }) {
+                if let value = global.value(option) { words += ["--\(option)", value] }
+            }
+            if global.has("offline"), !words.contains("--offline") { words.append("--offline") }
+            if global.has("verbose") { words.append("--verbose") }
+            _ = try formatOption(global)
+            let invocation = try ProviderInvocation.parse(words, registry: context.registry)
+            if invocation.common.help || invocation.common.raw {
+                throw AggregateError(.usage, "--help and --raw cannot be used inside a compare invocation")
+            }
+            return invocation
+        } catch {
+            throw AggregateError(.usage, "invocation \(number) ('\(text)'): \(error.description)")
+        }
+    }
+
+    static func formatOption(_ parsed: ParsedArguments) throws(AggregateError) -> OutputFormat {
+        guard let text = parsed.value("format") else { return .text }
+        guard let format = OutputFormat(rawValue: text.lowercased()) else {
+            throw AggregateError(.usage, "--format must be one of \(OutputFormat.allCases.map(\.rawValue).joined(separator: ", ")), not '\(text)'")
+        }
+        return format
+    }
+
+    /// Runs every invocation concurrently and returns their results in the order given.
+    static func runAll(
+        _ invocations: [ProviderInvocation], context: Context, events: @escaping @Sendable (Int, FetchEvent) -> Void
+    ) async -> [ProviderResult] {
+        let cache = RunCache()
+        let transport = context.makeTransport()
+        return await withTaskGroup(of: (Int, ProviderResult).self) { group in
+            for (index, invocation) in invocations.enumerated() {
+                group.addTask {
+                    let runner = InvocationRunner(context: context, events: { events(index, $0) })
+                    return (index, await runner.run(invocation, cache: cache, transport: transport))
+                }
+            }
+            var results = [ProviderResult?](repeating: nil, count: invocations.count)
+            for await (index, result) in group { results[index] = result }
+            return results.map { $0! }
+        }
+    }
+
+    static func render(_ rows: [ComparisonRow], format: OutputFormat, context: Context) {
+        let results = rows.map(\.result)
+        switch format {
+        case .text:
+            let style = TextStyle(width: context.terminal.width, color: context.terminal.colorOnStdout)
+            context.console.out(ComparisonText.render(rows, style: style))
+        case .json:
+            let comparison: JSONValue = ["invocations": .array(rows.map(\.jsonValue))]
+            context.console.out(ResultRenderer.json(results, extra: [.init("comparison", comparison)]))
+        case .ndjson:
+            context.console.out(ResultRenderer.ndjson(results))
+        case .csv:
+            context.console.out(ResultRenderer.csv(results))
+        case .markdown:
+            context.console.out(ResultRenderer.markdown(results))
+        }
+    }
+}

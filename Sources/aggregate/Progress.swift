@@ -1,0 +1,66 @@
+import AggregateCore
+import Foundation
+
+/// A live status line per invocation on stderr (waiting, fetching page n, retrying in N s, done, failed),
+/// redrawn in place. Used only when stderr is a terminal and `--quiet` is not given.
+final class ProgressDisplay: @unchecked Sendable {
+    private let lock = NSLock()
+    private let console: Console
+    private let labels: [String]
+    private var states: [String]
+    private var drawn = false
+    private let width: Int
+
+    init(labels: [String], console: Console, width: Int) {
+        self.labels = labels
+        self.console = console
+        self.width = width
+        states = Array(repeating: "waiting", count: labels.count)
+    }
+
+    /// The status text an event leads to, or `nil` when it does not change the status.
+    static func status(for event: FetchEvent.Kind) -> String? {
+        switch event {
+        case .fetchingPage(let number): return "fetching page \(number)"
+        case .retrying(let seconds, let reason, _, _): return "retrying in \(String(format: "%.1f", seconds)) s (\(reason))"
+        case .finished(let items): return "done with \(items) item\(items == 1 ? "" : "s")"
+        case .failed(let message): return "failed: \(message)"
+        default: return nil
+        }
+    }
+
+    func update(_ index: Int, _ event: FetchEvent.Kind) {
+        guard let status = Self.status(for: event) else { return }
+        lock.lock()
+        defer { lock.unlock() }
+        states[index] = status
+        redraw()
+    }
+
+    func start() {
+        lock.lock()
+        defer { lock.unlock() }
+        redraw()
+    }
+
+    /// Clears the status lines so the results print on a clean screen.
+    func finish() {
+        lock.lock()
+        defer { lock.unlock() }
+        guard drawn else { return }
+        var text = "\u{1B}[\(labels.count)A"
+        for _ in labels { text += "\u{1B}[2K\n" }
+        text += "\u{1B}[\(labels.count)A"
+        console.err(text)
+        drawn = false
+    }
+
+    private func redraw() {
+        var text = drawn ? "\u{1B}[\(labels.count)A" : ""
+        for (label, state) in zip(labels, states) {
+            text += "\u{1B}[2K" + TextLayout.truncate("\(label): \(state)", to: width - 1) + "\n"
+        }
+        console.err(text)
+        drawn = true
+    }
+}
