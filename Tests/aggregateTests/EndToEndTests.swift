@@ -178,3 +178,29 @@ final class LineReader: @unchecked Sendable {
         return nil
     }
 }
+
+/// The binary carries its sample data compiled in: a copy far from the build folder still answers offline.
+@Suite struct SelfContainedBinaryTests {
+    @Test func aCopiedBinaryRunsEveryProviderOffline() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("aggregate-copy-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let copy = folder.appendingPathComponent("aggregate")
+        try FileManager.default.copyItem(at: Binary.url, to: copy)
+        let process = Process()
+        process.executableURL = copy
+        process.arguments = ["compare", "--all", "--offline", "--quiet", "--format", "json", "--limit", "2"]
+        process.currentDirectoryURL = folder
+        process.environment = ["XDG_DATA_HOME": folder.appendingPathComponent("data").path]
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = Pipe()
+        try process.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        let results = try #require(try JSONParser().parse(data)["results"]?.array)
+        #expect(results.count == allProviders.count)
+        #expect(results.allSatisfy { $0["status"] == "ok" && ($0["items"]?.array?.isEmpty == false) })
+    }
+}
