@@ -68,9 +68,10 @@ public struct Redactor: Sendable, Equatable {
         return try! NSRegularExpression(pattern: "(^|[?&;])(\(names))=[^&;#\\s\"'<>]+", options: [.caseInsensitive])
     }()
 
-    /// `Bearer <token>` as in an Authorization header: a capitalised scheme and a token of RFC 6750 characters,
-    /// at least 8 long, so prose such as "the bearer token was rejected" is left alone.
-    private static let bearerPattern = try! NSRegularExpression(pattern: "(Bearer\\s+)[A-Za-z0-9\\-._~+/]{8,}=*")
+    /// `Bearer <token>` as in an Authorization header: a capitalised scheme and a token of RFC 6750 characters
+    /// (plus `%`, as percent-encoded tokens such as X's contain), at least 8 long, so prose such as
+    /// "the bearer token was rejected" is left alone.
+    private static let bearerPattern = try! NSRegularExpression(pattern: "(Bearer\\s+)[A-Za-z0-9\\-._~+/%]{8,}=*")
 
     /// Masks `name=value` pairs for sensitive names in URLs and form bodies, and `Bearer <token>` anywhere.
     private static func maskSensitiveParameters(in text: String) -> String {

@@ -20,7 +20,7 @@ import Testing
 
     @Test func hidesBearerTokens() {
         #expect(Redactor().redact("Authorization: Bearer eyJhbGciOi.x.y") == "Authorization: Bearer ***")
-        #expect(Redactor().redact("(sent as Bearer AAAAAAAAAAAAAAAAAAAAAMLheAAAAAAA0%2Buk)") == "(sent as Bearer ***%2Buk)" || !Redactor().redact("(sent as Bearer AAAAAAAAAAAAAAAAAAAAAMLheAAAAAAA0%2Buk)").contains("MLhe"))
+        #expect(Redactor().redact("(sent as Bearer AAAAAAAAAAAAAAAAAAAAAMLheAAAAAAA0%2Buk%3DEUif)") == "(sent as Bearer ***)")
         #expect(Redactor().redact("the bearer token was rejected (HTTP 401)") == "the bearer token was rejected (HTTP 401)")
         #expect(Redactor().redact("Bearer abcdefgh1234)") == "Bearer ***)")
         #expect(Redactor().redactHeader(name: "authorization", value: "Bearer abc") == "Bearer ***")
