@@ -151,7 +151,10 @@ enum MessageBoardText {
     private static func byline(_ item: Item) -> String {
         var parts: [String] = []
         if let author = item.author { parts.append("by \(author)") }
-        if let date = item.createdAt { parts.append("on \(ISO8601.utcFormatter(format: "yyyy-MM-dd").string(from: date))") }
+        if let date = item.createdAt { parts.append("on \(day.withLock { $0.string(from: date) })") }
         return parts.isEmpty ? "" : " — " + parts.joined(separator: " ")
     }
+
+    /// Made once: a formatter per line would cost more than the line.
+    private static let day = LockedFormatter(ISO8601.utcFormatter(format: "yyyy-MM-dd"))
 }

@@ -240,17 +240,3 @@ enum TwitterV11 {
     /// The format needs the POSIX locale: day and month names are English whatever the user's locale.
     static let dateFormatter = LockedFormatter(ISO8601.utcFormatter(format: "EEE MMM dd HH:mm:ss Z yyyy"))
 }
-
-/// A `DateFormatter` used from concurrent code: formatters are not thread-safe, so every use holds a lock.
-final class LockedFormatter: @unchecked Sendable {
-    private let lock = NSLock()
-    private let formatter: DateFormatter
-
-    init(_ formatter: DateFormatter) { self.formatter = formatter }
-
-    func withLock<T>(_ body: (DateFormatter) -> T) -> T {
-        lock.lock()
-        defer { lock.unlock() }
-        return body(formatter)
-    }
-}

@@ -144,10 +144,17 @@ extension Item {
 
 /// ISO 8601 dates as the JSON contract writes them: UTC, whole seconds, `Z`.
 public enum ISO8601 {
+    // Formatters are costly to create and these run for every item written or read, so they are made once.
+    private static let output = LockedFormatter(utcFormatter(format: "yyyy-MM-dd'T'HH:mm:ss'Z'"))
+    private static let plainDate = LockedFormatter(utcFormatter(format: "yyyy-MM-dd"))
+    private static let internetDateTime = LockedFormatter(ISO8601DateFormatter(options: [.withInternetDateTime]))
+    private static let internetDateTimeWithFraction = LockedFormatter(
+        ISO8601DateFormatter(options: [.withInternetDateTime, .withFractionalSeconds]))
+
     /// `date` as e.g. `2002-10-08T17:22:14Z`.
     public static func string(from date: Date) -> String {
         let seconds = Int64((date.timeIntervalSince1970).rounded(.down))
-        return utcFormatter(format: "yyyy-MM-dd'T'HH:mm:ss'Z'").string(from: Date(timeIntervalSince1970: TimeInterval(seconds)))
+        return output.withLock { $0.string(from: Date(timeIntervalSince1970: TimeInterval(seconds))) }
     }
 
     /// Parses ISO 8601 date-times with `Z` or an offset, with or without fractional seconds,
@@ -155,22 +162,42 @@ public enum ISO8601 {
     public static func date(from text: String) -> Date? {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
         guard !trimmed.isEmpty else { return nil }
-        let withFraction = ISO8601DateFormatter()
-        withFraction.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        if let date = withFraction.date(from: trimmed) { return date }
-        let plain = ISO8601DateFormatter()
-        plain.formatOptions = [.withInternetDateTime]
-        if let date = plain.date(from: trimmed) { return date }
-        if trimmed.count == 10 { return utcFormatter(format: "yyyy-MM-dd").date(from: trimmed) }
+        if let date = internetDateTimeWithFraction.withLock({ $0.date(from: trimmed) }) { return date }
+        if let date = internetDateTime.withLock({ $0.date(from: trimmed) }) { return date }
+        if trimmed.count == 10 { return plainDate.withLock { $0.date(from: trimmed) } }
         return nil
     }
 
-    /// A formatter in UTC with the POSIX locale, for fixed formats.
+    /// A formatter in UTC with the POSIX locale, for fixed formats. Creating one is costly: keep it, wrapped in a
+    /// ``LockedFormatter`` when it is shared between tasks.
     public static func utcFormatter(format: String) -> DateFormatter {
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.timeZone = TimeZone(identifier: "UTC")
         formatter.dateFormat = format
         return formatter
+    }
+}
+
+/// A formatter shared by concurrent code: Foundation's formatters are not thread-safe, so every use holds a lock.
+public final class LockedFormatter<Wrapped: Formatter>: @unchecked Sendable {
+    private let lock = NSLock()
+    private let formatter: Wrapped
+
+    /// Wraps `formatter`, which must not be used elsewhere afterwards.
+    public init(_ formatter: Wrapped) { self.formatter = formatter }
+
+    /// Runs `body` with the formatter while holding the lock.
+    public func withLock<T>(_ body: (Wrapped) -> T) -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return body(formatter)
+    }
+}
+
+extension ISO8601DateFormatter {
+    convenience init(options: ISO8601DateFormatter.Options) {
+        self.init()
+        formatOptions = options
     }
 }
