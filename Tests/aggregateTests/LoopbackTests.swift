@@ -9,12 +9,12 @@ final class LoopbackSandbox: Sendable {
     let server: SandboxServer
     let dataDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("aggregate-loopback-\(UUID().uuidString)")
 
-    init(failRate: Double = 0, faults: [String] = [], settings: [String: String] = [:]) throws {
+    init(failRate: Double = 0, faults: [String] = [], settings: [String: String] = [:], providers: [any Provider.Type] = allProviders) throws {
         var configuration = SandboxServerConfiguration(port: 0, failRate: failRate, log: { _ in })
         configuration.faults = try faults.map(SandboxFault.parse)
         configuration.store = SandboxStore(directory: dataDirectory)
         configuration.settings = settings
-        server = SandboxServer(registry: try ProviderRegistry(allProviders), configuration: configuration)
+        server = SandboxServer(registry: try ProviderRegistry(providers), configuration: configuration)
         try server.start()
     }
 

@@ -12,16 +12,13 @@ import Testing
 @Suite struct MessageBoardLoopbackTests {
     /// A running sandbox board with its own data directory, and a CLI pointed at it through `MESSAGEBOARD_URL`.
     struct Board {
-        let server: SandboxServer
-        let dataDirectory: URL
+        let sandbox: LoopbackSandbox
+        var server: SandboxServer { sandbox.server }
+        var dataDirectory: URL { sandbox.dataDirectory }
         var harness: CLIHarness
 
-        init(settings: [String: String] = [:], registry: ProviderRegistry? = nil) throws {
-            dataDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("messageboard-loopback-\(UUID().uuidString)")
-            let configuration = SandboxServerConfiguration(
-                port: 0, store: SandboxStore(directory: dataDirectory), settings: settings, log: { _ in })
-            server = SandboxServer(registry: try registry ?? ProviderRegistry([MessageBoardProvider.self]), configuration: configuration)
-            try server.start()
+        init(settings: [String: String] = [:], providers: [any Provider.Type] = [MessageBoardProvider.self]) throws {
+            sandbox = try LoopbackSandbox(settings: settings, providers: providers)
             harness = CLIHarness()
             harness.environment = ["MESSAGEBOARD_URL": server.baseURL.appendingEndpoint("/messageboard").absoluteString]
         }
@@ -64,7 +61,7 @@ import Testing
     }
 
     @Test func whatArrivesIsTheExactBodyAndHeaders() async throws {
-        let board = try Board(registry: ProviderRegistry([RecordingBoard.self]))
+        let board = try Board(providers: [RecordingBoard.self])
         defer { board.server.stop() }
         var harness = board.harness
         harness.stdin = "Quotes \"here\", a tab\tand 🎉\nsecond line\n"
