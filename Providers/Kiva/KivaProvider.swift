@@ -6,7 +6,7 @@ import Foundation
 ///
 /// Public loan data needs no credentials. `KIVA_APP_ID` is optional: REST v1 sends it as `app_id=` and grants
 /// registered applications a higher rate limit.
-public struct KivaProvider: Provider {
+public struct KivaProvider: Provider, ProviderTextView {
     public static let descriptor = ProviderDescriptor(
         name: "kiva",
         displayName: "Kiva",

@@ -3,7 +3,16 @@ import Foundation
 
 /// Meetup groups near a location, from the legacy REST API v2 (the original tutorials' API) or the current
 /// GraphQL API (`gql-ext`).
-public struct MeetupProvider: Provider {
+public struct MeetupProvider: TypedProvider, ProviderTextView {
+    static let lat = ParameterKey<Double>("lat", type: .number(-90...90), required: true, valueName: "DEGREES", help: "Latitude of the point.")
+    static let lon = ParameterKey<Double>("lon", type: .number(-180...180), required: true, valueName: "DEGREES", help: "Longitude of the point.")
+    static let radius = ParameterKey<Double>("radius", type: .number(0...100), default: "25", valueName: "MILES", help: "Search radius in miles.")
+    static let text = ParameterKey<String>(
+        "query", valueName: "TEXT",
+        help: "Only groups matching this text (GraphQL 'query'; sent as 'topic' to API v2, where it must be a topic key such as 'python').")
+    static let api = ParameterKey<API>(
+        "api", valueName: "API", help: "Which API to call. Without it: graphql when MEETUP_TOKEN is set, else v2 when MEETUP_API_KEY is set.")
+
     public static let descriptor = ProviderDescriptor(
         name: "meetup",
         displayName: "Meetup",
@@ -11,28 +20,18 @@ public struct MeetupProvider: Provider {
         docsURL: "https://www.meetup.com/api/guide/",
         defaultBaseURL: "https://api.meetup.com",
         auth: [
-            AuthVariable("MEETUP_TOKEN", usage: "OAuth2 access token, sent as 'Authorization: Bearer' to the GraphQL API."),
-            AuthVariable("MEETUP_API_KEY", usage: "API key, sent as the key= query parameter to API v2 (retired by Meetup in 2019; compatible servers and the sandbox still speak it)."),
+            AuthVariable(
+                "MEETUP_TOKEN", usage: "OAuth2 access token, sent as 'Authorization: Bearer' to the GraphQL API.",
+                sent: .bearer, required: true, label: "GraphQL API"),
+            AuthVariable(
+                "MEETUP_API_KEY",
+                usage: "API key, sent as the key= query parameter to API v2 (retired by Meetup in 2019; compatible servers and the sandbox still speak it).",
+                sent: .queryParameter("key"), required: true, label: "API v2"),
         ],
         authStyle: "OAuth2 bearer token (GraphQL) or key= query parameter (v2)",
         paginationStyle: "cursor (GraphQL pageInfo.endCursor) or offset via meta.next (v2)",
-        options: [
-            Parameter(
-                "api", type: .choice(["graphql", "v2"]), valueName: "API",
-                help: "Which API to call. Without it: graphql when MEETUP_TOKEN is set, else v2 when MEETUP_API_KEY is set.")
-        ],
-        operations: [
-            ProviderOperation(
-                name: "groups", summary: "Groups near a point.", itemKind: "group",
-                parameters: [
-                    Parameter("lat", type: .number(-90...90), required: true, valueName: "DEGREES", help: "Latitude of the point."),
-                    Parameter("lon", type: .number(-180...180), required: true, valueName: "DEGREES", help: "Longitude of the point."),
-                    Parameter("radius", type: .number(0...100), default: "25", valueName: "MILES", help: "Search radius in miles."),
-                    Parameter(
-                        "query", valueName: "TEXT",
-                        help: "Only groups matching this text (GraphQL 'query'; sent as 'topic' to API v2, where it must be a topic key such as 'python')."),
-                ])
-        ],
+        options: [api.declaration],
+        operations: [ProviderOperation(name: "groups", summary: "Groups near a point.", itemKind: "group", declaring: [lat, lon, radius, text])],
         examples: [
             ProviderExample(["meetup", "groups", "--lat", "51.509980", "--lon", "-0.133700"], "Groups near Piccadilly Circus, London (the original tutorial's query)."),
             ProviderExample(["meetup", "--lat", "48.8566", "--lon", "2.3522", "--radius", "10", "--limit", "5"], "Five groups within 10 miles of Paris."),
@@ -41,81 +40,58 @@ public struct MeetupProvider: Provider {
 
     public init() {}
 
-    /// Which API a run uses, chosen in ``configure(_:)``.
-    enum API: String {
+    /// Which API a run uses: the plan.
+    public enum API: String, ParameterChoice, Sendable {
         case graphql
         case v2
+
+        var credentialVariable: String { self == .graphql ? "MEETUP_TOKEN" : "MEETUP_API_KEY" }
     }
 
-    public func configure(_ query: inout Query) throws {
-        let token = query.environmentValue("MEETUP_TOKEN")
-        let key = query.environmentValue("MEETUP_API_KEY")
-        let api: API
-        switch query.string("api") {
-        case "graphql"?:
-            guard token != nil else { throw missingCredential("MEETUP_TOKEN", for: "--api graphql") }
-            api = .graphql
-        case "v2"?:
-            guard key != nil else { throw missingCredential("MEETUP_API_KEY", for: "--api v2") }
-            api = .v2
-        default:
-            if token != nil {
-                api = .graphql
-            } else if key != nil {
-                api = .v2
-            } else {
-                throw AggregateError(
-                    .config,
-                    "no credentials: set MEETUP_TOKEN (GraphQL API) or MEETUP_API_KEY (API v2), or use --offline to see sample data")
-            }
+    /// `--api`, or else the API of the first credential that is set.
+    public func plan(for query: Query, credentials: Credentials) throws -> API {
+        guard let api = query[Self.api] else { return credentials.first?.variable.name == "MEETUP_TOKEN" ? .graphql : .v2 }
+        guard credentials[api.credentialVariable] != nil else {
+            throw AggregateError(.config, "--api \(api.rawValue) needs \(api.credentialVariable) to be set (or use --offline to see sample data)")
         }
-        query.state["api"] = api.rawValue
+        return api
     }
 
-    private func missingCredential(_ variable: String, for option: String) -> AggregateError {
-        AggregateError(.config, "\(option) needs \(variable) to be set (or use --offline to see sample data)")
+    public func credential(for plan: API, from credentials: Credentials) -> ResolvedCredential? { credentials[plan.credentialVariable] }
+
+    public func operation(named name: String, plan: API) -> any APIOperation<API> {
+        plan == .v2 ? V2Groups() : GraphQLGroups()
     }
 
-    private func api(_ query: Query) -> API { API(rawValue: query.state["api"] ?? "") ?? .v2 }
+    /// `GET /2/groups`: the page size stays fixed for a run, because v2's offset counts pages of that size.
+    struct V2Groups: APIOperation {
+        func request(_ call: Call<API>, cursor: String?, remaining: Int) throws -> HTTPRequestSpec {
+            HTTPRequestSpec(url: call.url("/2/groups", [
+                ("lat", call.text(lat) ?? "0"), ("lon", call.text(lon) ?? "0"), ("radius", call.text(radius) ?? "25"),
+                ("page", String(min(call.limit, 200))), ("offset", cursor), ("topic", call[text]),
+            ]))
+        }
 
-    public func request(for query: Query, cursor: String?, remaining: Int) throws -> HTTPRequestSpec {
-        let lat = query.string("lat") ?? "0"
-        let lon = query.string("lon") ?? "0"
-        let radius = query.string("radius") ?? "25"
-        switch api(query) {
-        case .v2:
-            // The page size stays fixed for a run: v2's offset counts pages of that size.
-            var items: [(String, String)] = [
-                ("lat", lat), ("lon", lon), ("radius", radius), ("page", String(min(query.limit, 200))),
-            ]
-            if let cursor { items.append(("offset", cursor)) }
-            if let topic = query.string("query") { items.append(("topic", topic)) }
-            return HTTPRequestSpec(
-                url: query.baseURL.appendingEndpoint("/2/groups").appendingQuery(items),
-                credential: query.environmentValue("MEETUP_API_KEY").map { .queryParameter(name: "key", value: $0) })
-        case .graphql:
-            var variables: JSONObject = JSONObject(pairs: [
-                "query": .string(query.string("query") ?? ""),
-                "lat": .number(lat), "lon": .number(lon), "radius": .number(radius),
-                "first": .int(min(query.limit, 200)),
+        func normalize(_ response: HTTPResponse, _ call: Call<API>) throws -> Page { try MeetupNormalizer.v2Groups(response.json()) }
+
+        func error(for response: HTTPResponse, _ call: Call<API>) -> AggregateError? { MeetupNormalizer.error(for: response, api: .v2) }
+    }
+
+    /// `POST /gql-ext` with the `groupSearch` query.
+    struct GraphQLGroups: APIOperation {
+        func request(_ call: Call<API>, cursor: String?, remaining: Int) throws -> HTTPRequestSpec {
+            var variables = JSONObject(pairs: [
+                "query": .string(call[text] ?? ""), "lat": .number(call.text(lat) ?? "0"), "lon": .number(call.text(lon) ?? "0"),
+                "radius": .number(call.text(radius) ?? "25"), "first": .int(min(call.limit, 200)),
             ])
-            if let cursor { variables["cursor"] = .string(cursor) }
+            variables.set("cursor", cursor.map(JSONValue.string))
             let body: JSONValue = ["query": .string(MeetupGraphQL.groupSearch), "variables": .object(variables)]
-            return .postJSON(
-                url: query.baseURL.appendingEndpoint("/gql-ext"), body: body, isIdempotent: true,
-                credential: query.environmentValue("MEETUP_TOKEN").map(Credential.bearer))
+            return .postJSON(url: call.url("/gql-ext"), body: body, isIdempotent: true)
         }
-    }
 
-    public func normalize(_ page: RawPage, for query: Query) throws -> Page {
-        switch api(query) {
-        case .v2: return try MeetupNormalizer.v2Groups(page.json())
-        case .graphql: return try MeetupNormalizer.graphQLGroups(page.json())
-        }
-    }
+        func normalize(_ response: HTTPResponse, _ call: Call<API>) throws -> Page { try MeetupNormalizer.graphQLGroups(response.json()) }
 
-    public func error(for response: HTTPResponse, query: Query) -> AggregateError {
-        MeetupNormalizer.error(for: response, api: api(query))
+        func error(for response: HTTPResponse, _ call: Call<API>) -> AggregateError? { MeetupNormalizer.error(for: response, api: .graphql) }
     }
 
     public func renderText(_ result: ProviderResult, style: TextStyle) -> String {

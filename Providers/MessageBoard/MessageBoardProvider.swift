@@ -3,7 +3,7 @@ import Foundation
 
 /// A Rails-style message board (`rails g scaffold Message name message message_date`): lists its
 /// `messages.json` and posts new messages to it as JSON. The one provider that writes.
-public struct MessageBoardProvider: Provider {
+public struct MessageBoardProvider: Provider, ProviderTextView {
     public static let descriptor = ProviderDescriptor(
         name: "messageboard",
         displayName: "Message board",

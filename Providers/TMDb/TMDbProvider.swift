@@ -3,7 +3,7 @@ import Foundation
 
 /// Movies from The Movie Database (TMDb) API v3: title search, the popular list, and one movie with its
 /// director(s) and cast.
-public struct TMDbProvider: Provider {
+public struct TMDbProvider: Provider, ProviderTextView {
     public static let descriptor = ProviderDescriptor(
         name: "tmdb",
         displayName: "TMDb",

@@ -3,7 +3,7 @@ public import Foundation
 
 /// A user's most recent posts on X (formerly Twitter), from API v2 (the default) or the legacy v1.1
 /// `statuses/user_timeline` that the original tutorial used.
-public struct TwitterProvider: Provider {
+public struct TwitterProvider: Provider, ProviderTextView {
     public static let descriptor = ProviderDescriptor(
         name: "twitter",
         displayName: "Twitter/X",

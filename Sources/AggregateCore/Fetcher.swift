@@ -483,23 +483,8 @@ private struct Run: Sendable {
 }
 
 extension AggregateError {
-    /// The error for an unsuccessful response when the API's body says nothing more useful:
-    /// 401/403 name the credential variables, 404 is `notFound`, 429 `rateLimited`, others `http`.
+    /// The error for an unsuccessful response when the API's body says nothing more useful (see ``APIErrorKit``).
     public static func generic(for response: HTTPResponse, descriptor: ProviderDescriptor) -> AggregateError {
-        let status = response.status
-        let variables = descriptor.auth.map(\.name).joined(separator: " or ")
-        switch status {
-        case 401:
-            return AggregateError(.auth, "the credentials were rejected (HTTP 401). Check \(variables.isEmpty ? "the credentials" : variables).", httpStatus: status)
-        case 403:
-            return AggregateError(.auth, "access was refused (HTTP 403). Check \(variables.isEmpty ? "the credentials" : variables) and the account's access level.", httpStatus: status)
-        case 404:
-            return AggregateError(.notFound, "not found (HTTP 404)", httpStatus: status)
-        case 429:
-            return AggregateError(.rateLimited, "rate limited (HTTP 429) and retries ran out; wait before trying again", httpStatus: status)
-        default:
-            let page = response.looksLikeHTML ? "an HTML page" : response.body.isEmpty ? "an empty body" : "\"\(response.excerpt(limit: 80))\""
-            return AggregateError(.http, "the server answered HTTP \(status) with \(page)", httpStatus: status)
-        }
+        APIErrorKit.standard(for: response, descriptor: descriptor)
     }
 }

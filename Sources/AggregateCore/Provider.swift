@@ -56,9 +56,6 @@ public protocol Provider: SandboxProviding {
     /// The default reads `Retry-After`.
     func retryDelay(for response: HTTPResponse, now: Date) -> TimeInterval?
 
-    /// The text view of a successful result (its items, operation and query parameters).
-    func renderText(_ result: ProviderResult, style: TextStyle) -> String
-
     /// What may have happened when a request that changes data got no answer, e.g. "the message may or may not
     /// have been saved". The default is "it may or may not have taken effect".
     func interruptedWriteOutcome(for query: Query) -> String
@@ -80,11 +77,18 @@ extension Provider {
         RetryPolicy.retryAfter(response, now: now)
     }
 
-    public func renderText(_ result: ProviderResult, style: TextStyle) -> String {
-        TextRenderer.genericList(result.items, style: style)
+    /// The text view of `result`: the provider's own (``ProviderTextView``), else the generic list.
+    public func textView(_ result: ProviderResult, style: TextStyle) -> String {
+        (self as? any ProviderTextView)?.renderText(result, style: style) ?? TextRenderer.genericList(result.items, style: style)
     }
 
     public func interruptedWriteOutcome(for query: Query) -> String { "it may or may not have taken effect" }
+}
+
+/// A provider with its own text view; the others show the generic list. Presentation stays apart from fetching.
+public protocol ProviderTextView: Provider {
+    /// The text view of a successful result (its items, operation and query parameters).
+    func renderText(_ result: ProviderResult, style: TextStyle) -> String
 }
 
 /// One response as `normalize` sees it: status, headers and body.
@@ -134,6 +138,8 @@ public struct Query: Sendable {
     public var environment: [String: String]
     /// Values the provider chose or looked up (API variant, user id, ...), private to the provider.
     public var state: [String: String]
+    /// The typed plan a ``TypedProvider`` chose in `configure` (API variant, looked-up ids), private to it.
+    public var plan: (any Sendable)?
     /// Whether this run answers from the sandbox (`--offline`) or a live server; set by the ``Fetcher``.
     public var source: DataSource
     /// The run's clock reading, for requests that carry a timestamp; set by the ``Fetcher`` (fixed in tests).

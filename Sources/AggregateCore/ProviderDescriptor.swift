@@ -27,6 +27,8 @@ public struct ProviderDescriptor: Sendable {
     public var operations: [ProviderOperation]
     /// Invocations that run offline; the first is the one `compare --all` uses.
     public var examples: [ProviderExample]
+    /// What the missing-credentials error says is missing: `credentials` unless the API calls it otherwise.
+    public var missingCredentialsNoun: String = "credentials"
 
     /// Creates a descriptor.
     public init(
@@ -143,17 +145,33 @@ public struct Parameter: Sendable, Equatable {
     }
 }
 
-/// An environment variable that carries a credential.
+/// An environment variable that carries a credential, declared once: the core reads it, attaches it to requests
+/// toward the provider's own origin only, and reports it missing in the one standard error.
 public struct AuthVariable: Sendable, Equatable {
     /// The variable, e.g. `MEETUP_API_KEY`.
     public var name: String
-    /// How it is sent, e.g. `key= query parameter (API v2)`.
+    /// How it is sent, e.g. `key= query parameter (API v2)` (for `describe`).
     public var usage: String
+    /// How the core sends it, or `nil` when the core never sends it itself.
+    public var placement: CredentialPlacement?
+    /// Whether a run needs it (or another required variable): without any, the run stops with exit 78.
+    public var isRequired: Bool
+    /// A few words after the name in the missing-credentials error, e.g. `GraphQL API`.
+    public var label: String?
+    /// Whether it is another name for the variable declared before it (e.g. `TWITTER_BEARER_TOKEN`).
+    public var isAlias: Bool
 
     /// Creates an auth variable.
-    public init(_ name: String, usage: String) {
+    public init(
+        _ name: String, usage: String, sent placement: CredentialPlacement? = nil, required isRequired: Bool = false,
+        label: String? = nil, aliasOfPrevious isAlias: Bool = false
+    ) {
         self.name = name
         self.usage = usage
+        self.placement = placement
+        self.isRequired = isRequired
+        self.label = label
+        self.isAlias = isAlias
     }
 }
 

@@ -239,7 +239,7 @@ enum ProviderCommand {
                 return
             }
             let style = TextStyle(width: context.terminal.width, color: context.terminal.colorOnStdout)
-            console.out(invocation.provider.init().renderText(result, style: style))
+            console.out(invocation.provider.init().textView(result, style: style))
         }
     }
 }

@@ -15,13 +15,13 @@ private func query(_ environment: [String: String], api: String? = nil, limit: I
     @Test func picksTheAPIFromTheCredentials() throws {
         var withToken = query(["MEETUP_TOKEN": "t", "MEETUP_API_KEY": "k"])
         try MeetupProvider().configure(&withToken)
-        #expect(withToken.state["api"] == "graphql")
+        #expect(withToken.plan as? MeetupProvider.API == .graphql)
         var withKey = query(["MEETUP_API_KEY": "k"])
         try MeetupProvider().configure(&withKey)
-        #expect(withKey.state["api"] == "v2")
+        #expect(withKey.plan as? MeetupProvider.API == .v2)
         var forced = query(["MEETUP_TOKEN": "t", "MEETUP_API_KEY": "k"], api: "v2")
         try MeetupProvider().configure(&forced)
-        #expect(forced.state["api"] == "v2")
+        #expect(forced.plan as? MeetupProvider.API == .v2)
     }
 
     @Test func missingCredentialsNameBothVariablesAndSuggestOffline() {

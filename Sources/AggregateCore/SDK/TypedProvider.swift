@@ -1,0 +1,155 @@
+public import Foundation
+
+/// One call of an operation: the validated query, the provider's typed plan, and the credential being sent.
+public struct Call<Plan: Sendable>: Sendable {
+    /// The validated query (parameters, limit, base URL, source, clock).
+    public var query: Query
+    /// What ``TypedProvider/plan(for:credentials:)`` chose and ``TypedProvider/resolve(_:for:using:)`` looked up.
+    public var plan: Plan
+    /// The credential the core attaches to requests toward the provider's origin, if any.
+    public var credential: ResolvedCredential?
+
+    /// Creates a call.
+    public init(query: Query, plan: Plan, credential: ResolvedCredential? = nil) {
+        self.query = query
+        self.plan = plan
+        self.credential = credential
+    }
+
+    /// The parameter `key`, typed.
+    public subscript<Value>(key: ParameterKey<Value>) -> Value? { query[key] }
+
+    /// The parameter `key` as typed on the command line.
+    public func text<Value>(_ key: ParameterKey<Value>) -> String? { query.text(key) }
+
+    /// The most items wanted.
+    public var limit: Int { query.limit }
+
+    /// `path` below the base URL with the query items whose value is not `nil`, in order.
+    public func url(_ path: String, _ items: [(String, String?)] = []) -> URL {
+        query.baseURL.appendingEndpoint(path).appendingQuery(items.compactMap { name, value in value.map { (name, $0) } })
+    }
+}
+
+/// One operation, or one API variant of it: it owns its request building, its normalizing and what to say
+/// when a write is interrupted. Operations are values listed by their provider.
+public protocol APIOperation<Plan>: Sendable {
+    /// The plan type of the provider the operation belongs to.
+    associatedtype Plan: Sendable
+
+    /// The request for the page at `cursor` (`nil` for the first page); `remaining` items are still wanted.
+    func request(_ call: Call<Plan>, cursor: String?, remaining: Int) throws -> HTTPRequestSpec
+
+    /// The items of one successful response and where the next page is. Pure.
+    func normalize(_ response: HTTPResponse, _ call: Call<Plan>) throws -> Page
+
+    /// This operation's reading of an unsuccessful response, or `nil` for the provider's.
+    func error(for response: HTTPResponse, _ call: Call<Plan>) -> AggregateError?
+
+    /// What may have happened when a write got no answer, e.g. "the message may or may not have been saved".
+    var interruptedWriteOutcome: String { get }
+}
+
+extension APIOperation {
+    public func error(for response: HTTPResponse, _ call: Call<Plan>) -> AggregateError? { nil }
+    public var interruptedWriteOutcome: String { "it may or may not have taken effect" }
+}
+
+/// A provider written on the SDK: a descriptor with declared credentials and typed parameters, a typed plan
+/// chosen once per run, and its operations as values. The core does the rest: it reads only the declared
+/// credentials, reports them missing in the one standard error, attaches the chosen one to requests toward the
+/// provider's origin, and hands every stage the typed ``Call``.
+///
+/// ## Implementation requirements
+/// - A value type without stored state; `normalize` is pure.
+/// - Read parameters through ``ParameterKey``s (`call[Self.lat]`), never by string name.
+/// - Every descriptor example runs offline (`ProviderExampleTests`).
+public protocol TypedProvider: Provider {
+    /// What a run decided before the first request: an API variant, looked-up ids. Never credentials.
+    associatedtype Plan: Sendable = Void
+
+    /// Chooses the plan from the query and the credentials that are set. No network.
+    /// - Throws: `usage` or `config` errors worded for this provider (missing credentials are the core's).
+    func plan(for query: Query, credentials: Credentials) throws -> Plan
+
+    /// Completes the plan with lookups (e.g. a user id for a name). The client attaches the credential.
+    func resolve(_ plan: inout Plan, for query: Query, using client: FetchClient) async throws
+
+    /// The credential sent under `plan` (default: the first declared one that is set).
+    func credential(for plan: Plan, from credentials: Credentials) -> ResolvedCredential?
+
+    /// The operation (or API variant) that serves the operation `name` under `plan`.
+    func operation(named name: String, plan: Plan) -> any APIOperation<Plan>
+
+    /// The provider's reading of an unsuccessful response, after the operation's (default: the error kit's).
+    func error(for response: HTTPResponse, call: Call<Plan>) -> AggregateError
+}
+
+extension TypedProvider where Plan == Void {
+    public func plan(for query: Query, credentials: Credentials) throws {}
+}
+
+extension TypedProvider {
+    public func resolve(_ plan: inout Plan, for query: Query, using client: FetchClient) async throws {}
+
+    public func credential(for plan: Plan, from credentials: Credentials) -> ResolvedCredential? { credentials.first }
+
+    public func error(for response: HTTPResponse, call: Call<Plan>) -> AggregateError {
+        APIErrorKit.standard(for: response, descriptor: Self.descriptor)
+    }
+
+    // MARK: The core's side of the stages
+
+    public func configure(_ query: inout Query) throws {
+        query.environment = Self.descriptor.declaredEnvironment(from: query.environment)
+        let credentials = Credentials(declaredBy: Self.descriptor, environment: query.environment)
+        let plan = try plan(for: query, credentials: credentials)
+        if Self.descriptor.requiresCredentials, credential(for: plan, from: credentials) == nil {
+            throw Self.descriptor.missingCredentialsError
+        }
+        query.plan = plan
+    }
+
+    public func resolve(_ query: inout Query, using client: FetchClient) async throws {
+        var call = try self.call(for: query)
+        let credential = call.credential?.credential
+        let attaching = FetchClient(cache: client.cache) { spec in
+            var spec = spec
+            if spec.credential == nil { spec.credential = credential }
+            return try await client.send(spec)
+        }
+        try await resolve(&call.plan, for: query, using: attaching)
+        query.plan = call.plan
+    }
+
+    public func request(for query: Query, cursor: String?, remaining: Int) throws -> HTTPRequestSpec {
+        let call = try self.call(for: query)
+        var spec = try operation(named: query.operation, plan: call.plan).request(call, cursor: cursor, remaining: remaining)
+        if spec.credential == nil { spec.credential = call.credential?.credential }
+        return spec
+    }
+
+    public func normalize(_ page: RawPage, for query: Query) throws -> Page {
+        let call = try self.call(for: query)
+        return try operation(named: query.operation, plan: call.plan).normalize(page, call)
+    }
+
+    public func error(for response: HTTPResponse, query: Query) -> AggregateError {
+        guard let call = try? self.call(for: query) else { return APIErrorKit.standard(for: response, descriptor: Self.descriptor) }
+        return operation(named: query.operation, plan: call.plan).error(for: response, call) ?? error(for: response, call: call)
+    }
+
+    public func interruptedWriteOutcome(for query: Query) -> String {
+        guard let call = try? self.call(for: query) else { return "it may or may not have taken effect" }
+        return operation(named: query.operation, plan: call.plan).interruptedWriteOutcome
+    }
+
+    /// The typed call for a configured query.
+    public func call(for query: Query) throws -> Call<Plan> {
+        guard let plan = query.plan as? Plan else {
+            throw AggregateError(.config, "the query was not configured by \(Self.descriptor.name) before use")
+        }
+        let credentials = Credentials(declaredBy: Self.descriptor, environment: query.environment)
+        return Call(query: query, plan: plan, credential: credential(for: plan, from: credentials))
+    }
+}
