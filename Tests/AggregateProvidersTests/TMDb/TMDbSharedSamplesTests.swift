@@ -52,8 +52,7 @@ import Testing
         } else if name.hasPrefix("error_") {
             let status = name.contains("401") ? 401 : name.contains("404") ? 404 : name.contains("429") ? 429 : 422
             let response = HTTPResponse(status: status, body: try Data(contentsOf: file))
-            let query = Query(provider: "tmdb", operation: "movie", parameters: JSONObject(pairs: ["id": 550]),
-                              baseURL: URL(string: "https://api.themoviedb.org/3")!, state: ["auth": "apiKey"])
+            let query = try TMDbFixtures.query("movie", parameters: JSONObject(pairs: ["id": 550]))
             let error = TMDbProvider().error(for: response, query: query)
             let expected: [Int: AggregateError.Kind] = [401: .auth, 404: .notFound, 429: .rateLimited, 422: .http]
             #expect(error.kind == expected[status])
