@@ -6,7 +6,16 @@ import Foundation
 ///
 /// Public loan data needs no credentials. `KIVA_APP_ID` is optional: REST v1 sends it as `app_id=` and grants
 /// registered applications a higher rate limit.
-public struct KivaProvider: Provider, ProviderTextView {
+public struct KivaProvider: TypedProvider, ProviderTextView {
+    static let api = ParameterKey<KivaAPI>(
+        "api", default: KivaAPI.graphql.rawValue, valueName: "API", help: "Which API to call: Kiva's current GraphQL API, or the legacy REST API v1.")
+    static let text = ParameterKey<String>("query", valueName: "TEXT", help: "Words to look for in the loans (GraphQL queryString, REST q=).")
+    static let sector = ParameterKey<String>("sector", type: .choice(KivaSearch.sectors), valueName: "NAME", help: "Only loans in this sector.")
+    static let country = ParameterKey<String>("country", valueName: "CODE", help: "Only loans in this country: a two-letter ISO 3166 code such as KE.")
+    static let gender = ParameterKey<String>("gender", type: .choice(["female", "male"]), valueName: "GENDER", help: "Only loans with borrowers of this gender.")
+    static let status = ParameterKey<KivaSearch.Status>(
+        "status", default: KivaSearch.Status.fundraising.rawValue, valueName: "STATUS", help: "Only loans in this state.")
+
     public static let descriptor = ProviderDescriptor(
         name: "kiva",
         displayName: "Kiva",
@@ -16,28 +25,18 @@ public struct KivaProvider: Provider, ProviderTextView {
         auth: [
             AuthVariable(
                 "KIVA_APP_ID",
-                usage: "Optional, and not a secret: your application's id in reverse-DNS form (e.g. org.example.loans), sent as the app_id= query parameter to REST v1, where registered applications get 500 instead of 60 requests a minute. No credentials are needed for public loan data.")
+                usage: "Optional, and not a secret: your application's id in reverse-DNS form (e.g. org.example.loans), sent as the app_id= query parameter to REST v1, where registered applications get 500 instead of 60 requests a minute. No credentials are needed for public loan data.",
+                // Not a secret, but sent like one so that it only ever goes to Kiva's own origin.
+                sent: .queryParameter("app_id"))
         ],
         authStyle: "none for public data (optional app_id= for REST v1)",
         paginationStyle: "20 loans a page, fetched concurrently: offset/limit with totalCount (GraphQL) or page numbers with paging.pages (REST v1)",
-        options: [
-            Parameter(
-                "api", type: .choice(KivaAPI.allCases.map(\.rawValue)), default: KivaAPI.graphql.rawValue, valueName: "API",
-                help: "Which API to call: Kiva's current GraphQL API, or the legacy REST API v1.")
-        ],
+        options: [api.declaration],
         operations: [
             ProviderOperation(name: "newest", summary: "The most recent fundraising loans, newest first.", itemKind: "loan"),
             ProviderOperation(
                 name: "search", summary: "Loans matching words and filters, newest first.", itemKind: "loan",
-                parameters: [
-                    Parameter("query", valueName: "TEXT", help: "Words to look for in the loans (GraphQL queryString, REST q=)."),
-                    Parameter("sector", type: .choice(KivaSearch.sectors), valueName: "NAME", help: "Only loans in this sector."),
-                    Parameter("country", valueName: "CODE", help: "Only loans in this country: a two-letter ISO 3166 code such as KE."),
-                    Parameter("gender", type: .choice(["female", "male"]), valueName: "GENDER", help: "Only loans with borrowers of this gender."),
-                    Parameter(
-                        "status", type: .choice(KivaSearch.Status.allCases.map(\.rawValue)), default: KivaSearch.Status.fundraising.rawValue,
-                        valueName: "STATUS", help: "Only loans in this state."),
-                ]),
+                declaring: [text, sector, country, gender, status]),
         ],
         examples: [
             ProviderExample(["kiva", "newest", "--limit", "8"], "The eight most recent fundraising loans (the original tutorial's exercise)."),
@@ -52,21 +51,33 @@ public struct KivaProvider: Provider, ProviderTextView {
 
     public init() {}
 
-    public func configure(_ query: inout Query) throws {
-        let api = KivaAPI(rawValue: query.string("api") ?? "") ?? .graphql
-        query.state["api"] = api.rawValue
-        if let text = query.string("country") {
+    /// What a run decided: the API, the checked country code, and (GraphQL) the sector's id.
+    public struct Plan: Sendable {
+        var api: KivaAPI
+        var country: String?
+        var sectorID: Int?
+    }
+
+    public func plan(for query: Query, credentials: Credentials) throws -> Plan {
+        var plan = Plan(api: query[Self.api] ?? .graphql)
+        if let text = query[Self.country] {
             guard let code = KivaSearch.countryCode(text) else {
                 throw AggregateError(.usage, "--country must be a two-letter ISO 3166 country code such as KE, not '\(text)'")
             }
-            query.state["country"] = code
-            query.parameters["country"] = .string(code)
+            plan.country = code
         }
+        return plan
+    }
+
+    /// The JSON output echoes the country code as sent.
+    public func configure(_ query: inout Query) throws {
+        try configureDeclared(&query)
+        if let code = (query.plan as? Plan)?.country { query.parameters["country"] = .string(code) }
     }
 
     /// For a GraphQL search by sector, looks up the sector's id: Kiva's GraphQL filter takes ids, the command line names.
-    public func resolve(_ query: inout Query, using client: FetchClient) async throws {
-        guard Self.api(query) == .graphql, query.operation == "search", let sector = query.string("sector") else { return }
+    public func resolve(_ plan: inout Plan, for query: Query, using client: FetchClient) async throws {
+        guard plan.api == .graphql, let sector = query[Self.sector] else { return }
         let request = KivaRequests.graphQLSectors(baseURL: query.baseURL)
         // Once per run and server: `compare` may run several searches that share the run's cache.
         let sectors = try await client.cache.value(for: "kiva.sectors " + query.baseURL.absoluteString) {
@@ -76,38 +87,27 @@ public struct KivaProvider: Provider, ProviderTextView {
             let names = sectors.array?.compactMap { $0["name"]?.string }.joined(separator: ", ") ?? ""
             throw AggregateError(.notFound, "Kiva's GraphQL API knows no sector named '\(sector)' (its sectors: \(names))")
         }
-        query.state["sectorId"] = String(id)
+        plan.sectorID = id
     }
 
-    public func request(for query: Query, cursor: String?, remaining: Int) throws -> HTTPRequestSpec {
-        let page = max(1, cursor.flatMap { Int($0) } ?? 1)
-        switch Self.api(query) {
-        case .graphql: return KivaRequests.graphQLLoans(query, page: page)
-        case .rest: return KivaRequests.restLoans(query, page: page)
-        }
+    /// REST v1 sends the app id, trimmed; GraphQL sends nothing.
+    public func credential(for plan: Plan, from credentials: Credentials) -> ResolvedCredential? {
+        guard plan.api == .rest, var appID = credentials.first else { return nil }
+        appID.value = appID.value.trimmingCharacters(in: .whitespaces)
+        return appID
     }
 
-    public func normalize(_ page: RawPage, for query: Query) throws -> Page {
-        switch Self.api(query) {
-        case .graphql: return try KivaNormalizer.graphQLLoans(page.json(), pageSize: KivaRequests.graphQLPageSize(for: query))
-        case .rest: return try KivaNormalizer.restLoans(page.json())
-        }
-    }
-
-    public func error(for response: HTTPResponse, query: Query) -> AggregateError {
-        KivaErrors.error(for: response, api: Self.api(query), hasAppID: query.environmentValue("KIVA_APP_ID") != nil)
+    public func operation(named name: String, plan: Plan) -> any APIOperation<Plan> {
+        plan.api == .graphql ? KivaRequests.GraphQLLoans(isSearch: name == "search") : KivaRequests.RESTLoans(isSearch: name == "search")
     }
 
     public func renderText(_ result: ProviderResult, style: TextStyle) -> String {
         result.items.map { KivaText.line(for: $0, style: style) + "\n" }.joined()
     }
-
-    /// The API chosen in ``configure(_:)``.
-    static func api(_ query: Query) -> KivaAPI { KivaAPI(rawValue: query.state["api"] ?? "") ?? .graphql }
 }
 
 /// The two APIs Kiva speaks.
-enum KivaAPI: String, CaseIterable {
+public enum KivaAPI: String, ParameterChoice, Sendable {
     /// `POST /graphql`, `lend { loans(...) }`: the current API.
     case graphql
     /// `GET /v1/loans/*.json`: the legacy API, still the shape of much recorded data.

@@ -10,7 +10,7 @@ enum KivaSearch {
     ]
 
     /// A loan state the search can filter by, in REST v1's words (the command line's too).
-    enum Status: String, CaseIterable {
+    enum Status: String, ParameterChoice {
         case fundraising
         case funded
         case inRepayment = "in_repayment"
@@ -38,43 +38,75 @@ enum KivaSearch {
     }
 }
 
-/// Builds the requests for one page of loans, and the sector lookup.
+/// The requests for one page of loans, and the sector lookup.
 enum KivaRequests {
+    typealias Plan = KivaProvider.Plan
+
     /// Loans a page. REST v1's page size is fixed at 20; GraphQL asks for pages of the same size so that a
     /// `--limit` costs the same number of requests on either API, and pages can be fetched concurrently.
     static let pageSize = 20
 
-    /// The GraphQL page size for a run: never more than the limit, and the same for every page of the run
-    /// (offsets are page numbers times this size).
-    static func graphQLPageSize(for query: Query) -> Int { max(1, min(query.limit, pageSize)) }
+    /// The page number a cursor stands for (1-based).
+    static func page(_ cursor: String?) -> Int { max(1, cursor.flatMap { Int($0) } ?? 1) }
 
-    // MARK: GraphQL
+    /// `newest` or `search` over GraphQL: `lend { loans }` with offsets that are page numbers times the page size.
+    struct GraphQLLoans: APIOperation {
+        let isSearch: Bool
 
-    /// The `lend { loans }` request for page `page` (1-based).
-    static func graphQLLoans(_ query: Query, page: Int) -> HTTPRequestSpec {
-        let size = graphQLPageSize(for: query)
-        var variables = JSONObject(pairs: [
-            "offset": .int((page - 1) * size), "limit": .int(size), "filters": .object(graphQLFilters(query)), "sortBy": "newest",
-        ])
-        let text = query.operation == "search" ? query.string("query")?.trimmingCharacters(in: .whitespacesAndNewlines) : nil
-        let hasText = !(text ?? "").isEmpty
-        if hasText, let text { variables["queryString"] = .string(text) }
-        let body: JSONValue = [
-            "operationName": "loans", "query": .string(KivaGraphQL.loans(withQueryString: hasText)), "variables": .object(variables),
-        ]
-        return .postJSON(url: query.baseURL.appendingEndpoint("/graphql"), body: body, isIdempotent: true)
+        /// The page size for a run: never more than the limit, and the same for every page of the run.
+        static func pageSize(_ call: Call<Plan>) -> Int { max(1, min(call.limit, KivaRequests.pageSize)) }
+
+        func request(_ call: Call<Plan>, cursor: String?, remaining: Int) throws -> HTTPRequestSpec {
+            let size = Self.pageSize(call)
+            var variables = JSONObject(pairs: [
+                "offset": .int((page(cursor) - 1) * size), "limit": .int(size), "filters": .object(filters(call)), "sortBy": "newest",
+            ])
+            let text = isSearch ? call[KivaProvider.text]?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "" : ""
+            if !text.isEmpty { variables["queryString"] = .string(text) }
+            let body: JSONValue = [
+                "operationName": "loans", "query": .string(KivaGraphQL.loans(withQueryString: !text.isEmpty)), "variables": .object(variables),
+            ]
+            return .postJSON(url: call.url("/graphql"), body: body, isIdempotent: true)
+        }
+
+        /// `newest` is every fundraising loan; `search` adds the chosen filters.
+        func filters(_ call: Call<Plan>) -> JSONObject {
+            guard isSearch else { return JSONObject(pairs: ["status": .string(KivaSearch.Status.fundraising.graphQLFilter)]) }
+            var filters = JSONObject(pairs: ["status": .string((call[KivaProvider.status] ?? .fundraising).graphQLFilter)])
+            filters.set("gender", call[KivaProvider.gender].map(JSONValue.string))
+            filters.set("country", call.plan.country.map { [.string($0)] })
+            filters.set("sector", call.plan.sectorID.map { [.int($0)] })
+            return filters
+        }
+
+        func normalize(_ response: HTTPResponse, _ call: Call<Plan>) throws -> Page {
+            try KivaNormalizer.graphQLLoans(response.json(), pageSize: Self.pageSize(call))
+        }
+
+        func error(for response: HTTPResponse, _ call: Call<Plan>) -> AggregateError? {
+            KivaErrors.error(for: response, api: .graphql, hasAppID: false)
+        }
     }
 
-    /// `filters` for `lend.loans`: `newest` is every fundraising loan; `search` adds the chosen filters.
-    static func graphQLFilters(_ query: Query) -> JSONObject {
-        guard query.operation == "search" else { return JSONObject(pairs: ["status": .string(KivaSearch.Status.fundraising.graphQLFilter)]) }
-        var filters = JSONObject()
-        let status = KivaSearch.Status(rawValue: query.string("status") ?? "") ?? .fundraising
-        filters["status"] = .string(status.graphQLFilter)
-        if let gender = query.string("gender") { filters["gender"] = .string(gender) }
-        if let country = query.state["country"] { filters["country"] = [.string(country)] }
-        if let sector = query.state["sectorId"].flatMap({ Int($0) }) { filters["sector"] = [.int(sector)] }
-        return filters
+    /// `GET /v1/loans/newest.json` or `/v1/loans/search.json`.
+    struct RESTLoans: APIOperation {
+        let isSearch: Bool
+
+        func request(_ call: Call<Plan>, cursor: String?, remaining: Int) throws -> HTTPRequestSpec {
+            guard isSearch else { return HTTPRequestSpec(url: call.url("/v1/loans/newest.json", [("page", String(page(cursor)))])) }
+            let text = call[KivaProvider.text]?.trimmingCharacters(in: .whitespacesAndNewlines)
+            return HTTPRequestSpec(url: call.url("/v1/loans/search.json", [
+                ("q", text?.isEmpty == false ? text : nil), ("sector", call[KivaProvider.sector]), ("country_code", call.plan.country),
+                ("gender", call[KivaProvider.gender]), ("status", (call[KivaProvider.status] ?? .fundraising).rawValue),
+                ("sort_by", "newest"), ("page", String(page(cursor))),
+            ]))
+        }
+
+        func normalize(_ response: HTTPResponse, _ call: Call<Plan>) throws -> Page { try KivaNormalizer.restLoans(response.json()) }
+
+        func error(for response: HTTPResponse, _ call: Call<Plan>) -> AggregateError? {
+            KivaErrors.error(for: response, api: .rest, hasAppID: call.credential != nil)
+        }
     }
 
     /// The lookup of sector ids by name (`lend { sector { id name } }`), as Kiva's own web client does it.
@@ -82,31 +114,6 @@ enum KivaRequests {
         .postJSON(
             url: baseURL.appendingEndpoint("/graphql"),
             body: ["operationName": "sectors", "query": .string(KivaGraphQL.sectors), "variables": [:]], isIdempotent: true)
-    }
-
-    // MARK: REST v1
-
-    /// `GET /v1/loans/newest.json` or `/v1/loans/search.json` for page `page`, with `app_id` when KIVA_APP_ID is set.
-    static func restLoans(_ query: Query, page: Int) -> HTTPRequestSpec {
-        var items: [(String, String)] = []
-        let path: String
-        if query.operation == "search" {
-            path = "/v1/loans/search.json"
-            if let text = query.string("query")?.trimmingCharacters(in: .whitespacesAndNewlines), !text.isEmpty { items.append(("q", text)) }
-            if let sector = query.string("sector") { items.append(("sector", sector)) }
-            if let country = query.state["country"] { items.append(("country_code", country)) }
-            if let gender = query.string("gender") { items.append(("gender", gender)) }
-            items.append(("status", query.string("status") ?? KivaSearch.Status.fundraising.rawValue))
-            items.append(("sort_by", "newest"))
-        } else {
-            path = "/v1/loans/newest.json"
-        }
-        items.append(("page", String(page)))
-        // Not a secret, but sent like one so that it only ever goes to Kiva's own host.
-        let appID = query.environmentValue("KIVA_APP_ID")?.trimmingCharacters(in: .whitespaces)
-        return HTTPRequestSpec(
-            url: query.baseURL.appendingEndpoint(path).appendingQuery(items),
-            credential: appID.map { .queryParameter(name: "app_id", value: $0) })
     }
 }
 

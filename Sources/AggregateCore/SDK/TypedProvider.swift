@@ -100,7 +100,10 @@ extension TypedProvider {
 
     // MARK: The core's side of the stages
 
-    public func configure(_ query: inout Query) throws {
+    public func configure(_ query: inout Query) throws { try configureDeclared(&query) }
+
+    /// What `configure` does for every SDK provider; a provider that also adjusts the query calls it first.
+    public func configureDeclared(_ query: inout Query) throws {
         query.environment = Self.descriptor.declaredEnvironment(from: query.environment)
         let credentials = Credentials(declaredBy: Self.descriptor, environment: query.environment)
         let plan = try plan(for: query, credentials: credentials)

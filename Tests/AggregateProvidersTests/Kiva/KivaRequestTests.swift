@@ -8,13 +8,13 @@ import Testing
     @Test func graphQLIsTheDefault() throws {
         var query = Query(provider: "kiva", operation: "newest", baseURL: URL(string: "https://api.kivaws.org")!)
         try KivaProvider().configure(&query)
-        #expect(query.state["api"] == "graphql")
-        #expect(try KivaFixtures.query(api: "rest").state["api"] == "rest")
+        #expect((query.plan as? KivaProvider.Plan)?.api == .graphql)
+        #expect((try KivaFixtures.query(api: "rest").plan as? KivaProvider.Plan)?.api == .rest)
     }
 
     @Test func countryCodesAreCheckedAndUpperCased() throws {
         let query = try KivaFixtures.query("search", parameters: JSONObject(pairs: ["country": " ke "]))
-        #expect(query.state["country"] == "KE")
+        #expect((query.plan as? KivaProvider.Plan)?.country == "KE")
         #expect(query.parameters["country"] == "KE", "the JSON output echoes the code as sent")
         for bad in ["Kenya", "K", "K3", "ÉT"] {
             let error = #expect(throws: AggregateError.self) { try KivaFixtures.query("search", parameters: JSONObject(pairs: ["country": .string(bad)])) }
@@ -68,7 +68,9 @@ import Testing
         var query = try KivaFixtures.query(
             "search",
             parameters: JSONObject(pairs: ["query": "solar  lamps", "gender": "female", "country": "ug", "status": "in_repayment", "sector": "Retail"]))
-        query.state["sectorId"] = "7"
+        var plan = try #require(query.plan as? KivaProvider.Plan)
+        plan.sectorID = 7
+        query.plan = plan
         let spec = try KivaProvider().request(for: query, cursor: nil, remaining: 20)
         let values = try variables(spec)
         #expect(values["filters"] == ["status": "payingBack", "gender": "female", "country": ["UG"], "sector": [7]])
@@ -139,10 +141,10 @@ import Testing
         let cache = RunCache()
         var query = try KivaFixtures.query("search", parameters: JSONObject(pairs: ["sector": "Personal Use"]))
         try await KivaProvider().resolve(&query, using: client(cache: cache, log: log))
-        #expect(query.state["sectorId"] == "16")
+        #expect((query.plan as? KivaProvider.Plan)?.sectorID == 16)
         var again = try KivaFixtures.query("search", parameters: JSONObject(pairs: ["sector": "Food"]))
         try await KivaProvider().resolve(&again, using: client(cache: cache, log: log))
-        #expect(again.state["sectorId"] == "12")
+        #expect((again.plan as? KivaProvider.Plan)?.sectorID == 12)
         #expect(log.requests.count == 1, "the sector list is fetched once per run")
         let body = try JSONParser().parse(try #require(log.requests.first?.body))
         #expect(body["query"]?.string?.contains("sector { id name }") == true)
@@ -155,7 +157,7 @@ import Testing
         var plain = try KivaFixtures.query("search")
         try await KivaProvider().resolve(&plain, using: client(log: log))
         #expect(log.requests.isEmpty)
-        #expect(rest.state["sectorId"] == nil)
+        #expect((rest.plan as? KivaProvider.Plan)?.sectorID == nil)
     }
 
     @Test func aSectorKivaDoesNotKnowIsNotFound() async throws {
