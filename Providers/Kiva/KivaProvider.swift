@@ -70,10 +70,7 @@ public struct KivaProvider: TypedProvider, ProviderTextView {
     }
 
     /// The JSON output echoes the country code as sent.
-    public func configure(_ query: inout Query) throws {
-        try configureDeclared(&query)
-        if let code = (query.plan as? Plan)?.country { query.parameters["country"] = .string(code) }
-    }
+    public func echo(_ plan: Plan, into parameters: inout JSONObject) { parameters.set("country", plan.country.map(JSONValue.string)) }
 
     /// For a GraphQL search by sector, looks up the sector's id: Kiva's GraphQL filter takes ids, the command line names.
     public func resolve(_ plan: inout Plan, for query: Query, using client: FetchClient) async throws {

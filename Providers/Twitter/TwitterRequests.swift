@@ -1,55 +1,52 @@
 import AggregateCore
 import Foundation
 
-/// Builds the requests; the bearer token travels as the request's credential, never in the URL or headers.
+/// The timeline requests; the bearer token is attached by the core, never put in the URL or headers here.
 enum TwitterRequests {
+    typealias Plan = TwitterProvider.Plan
+
     /// The tweet fields every v2 timeline request asks for.
     static let tweetFields = "created_at,public_metrics,lang,entities,referenced_tweets,in_reply_to_user_id"
 
-    static func credential(_ query: Query) -> Credential? { TwitterProvider.bearerToken(query).map(Credential.bearer) }
-
-    /// `GET /2/users/by/username/:username`.
-    static func userLookup(_ query: Query, username: String) -> HTTPRequestSpec {
-        HTTPRequestSpec(url: query.baseURL.appendingEndpoint("/2/users/by/username/\(username)"), credential: credential(query))
-    }
-
     /// `GET /2/users/:id/tweets`. `max_results` must be 5–100; when filtering, the largest page is asked for
     /// because excluded posts still count towards it.
-    static func v2Timeline(_ query: Query, userID: String, cursor: String?, remaining: Int) -> HTTPRequestSpec {
-        let excluded = exclusions(query)
-        let size = excluded.isEmpty ? min(100, max(5, remaining)) : 100
-        var items: [(String, String)] = [
-            ("max_results", String(size)),
-            ("tweet.fields", tweetFields),
-            ("expansions", "author_id"),
-            ("user.fields", "username,name"),
-        ]
-        if !excluded.isEmpty { items.append(("exclude", excluded.joined(separator: ","))) }
-        if let cursor { items.append(("pagination_token", cursor)) }
-        return HTTPRequestSpec(
-            url: query.baseURL.appendingEndpoint("/2/users/\(userID)/tweets").appendingQuery(items), credential: credential(query))
+    struct V2Timeline: APIOperation {
+        func request(_ call: Call<Plan>, cursor: String?, remaining: Int) throws -> HTTPRequestSpec {
+            guard let userID = call.plan.owner?.id else {
+                throw AggregateError(.config, "the user id was not looked up before the timeline request")
+            }
+            let excluded = exclusions(call)
+            return HTTPRequestSpec(url: call.url("/2/users/\(userID)/tweets", [
+                ("max_results", String(excluded.isEmpty ? min(100, max(5, remaining)) : 100)),
+                ("tweet.fields", tweetFields), ("expansions", "author_id"), ("user.fields", "username,name"),
+                ("exclude", excluded.isEmpty ? nil : excluded.joined(separator: ",")), ("pagination_token", cursor),
+            ]))
+        }
+
+        func normalize(_ response: HTTPResponse, _ call: Call<Plan>) throws -> Page {
+            try TwitterV2.timelinePage(response.json(), owner: call.plan.owner)
+        }
     }
 
     /// `GET /1.1/statuses/user_timeline.json`. `count` is at most 200 and, as in v2, counts excluded posts too.
-    static func v11Timeline(_ query: Query, cursor: String?, remaining: Int) -> HTTPRequestSpec {
-        let excluded = exclusions(query)
-        let size = excluded.isEmpty ? min(200, max(1, remaining)) : 200
-        var items: [(String, String)] = [
-            ("screen_name", query.state[TwitterState.username] ?? query.string("username") ?? ""),
-            ("count", String(size)),
-            ("tweet_mode", "extended"),
-        ]
-        if excluded.contains("replies") { items.append(("exclude_replies", "true")) }
-        items.append(("include_rts", excluded.contains("retweets") ? "false" : "true"))
-        if let cursor { items.append(("max_id", cursor)) }
-        return HTTPRequestSpec(
-            url: query.baseURL.appendingEndpoint("/1.1/statuses/user_timeline.json").appendingQuery(items),
-            credential: credential(query))
+    struct V11Timeline: APIOperation {
+        func request(_ call: Call<Plan>, cursor: String?, remaining: Int) throws -> HTTPRequestSpec {
+            let excluded = exclusions(call)
+            return HTTPRequestSpec(url: call.url("/1.1/statuses/user_timeline.json", [
+                ("screen_name", call.plan.username), ("count", String(excluded.isEmpty ? min(200, max(1, remaining)) : 200)),
+                ("tweet_mode", "extended"), ("exclude_replies", excluded.contains("replies") ? "true" : nil),
+                ("include_rts", excluded.contains("retweets") ? "false" : "true"), ("max_id", cursor),
+            ]))
+        }
+
+        func normalize(_ response: HTTPResponse, _ call: Call<Plan>) throws -> Page {
+            try TwitterV11.timelinePage(response.json(), username: call.plan.username)
+        }
     }
 
     /// The `--exclude` words in a fixed order (`replies`, then `retweets`).
-    static func exclusions(_ query: Query) -> [String] {
-        let given = query.parameters["exclude"]?.array?.compactMap(\.string) ?? []
+    static func exclusions(_ call: Call<Plan>) -> [String] {
+        let given = call[TwitterProvider.exclude] ?? []
         return ["replies", "retweets"].filter(given.contains)
     }
 }

@@ -29,6 +29,9 @@ public struct ProviderDescriptor: Sendable {
     public var examples: [ProviderExample]
     /// What the missing-credentials error says is missing: `credentials` unless the API calls it otherwise.
     public var missingCredentialsNoun: String = "credentials"
+    /// Environment variables that are not credentials but change a run (e.g. `TZ`); with ``auth``, the only ones
+    /// the provider sees.
+    public var settingVariables: [String] = []
 
     /// Creates a descriptor.
     public init(

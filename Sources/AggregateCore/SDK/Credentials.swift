@@ -81,7 +81,7 @@ extension ProviderDescriptor {
 
     /// Only the environment variables the provider declared: what a provider is allowed to see.
     public func declaredEnvironment(from environment: [String: String]) -> [String: String] {
-        let names = Set(auth.map(\.name))
+        let names = Set(auth.map(\.name) + settingVariables)
         return environment.filter { names.contains($0.key) }
     }
 }

@@ -43,6 +43,14 @@ extension Bool: ParameterValue {
     }
 }
 
+extension Array: ParameterValue where Element == String {
+    public static var parameterType: Parameter.ValueType { .choiceList([]) }
+    public init?(parameter value: JSONValue) {
+        guard let values = value.array?.compactMap(\.string) else { return nil }
+        self = values
+    }
+}
+
 /// A fixed list of words, such as an API variant: declare `enum API: String, CaseIterable, ParameterChoice`.
 public protocol ParameterChoice: ParameterValue, RawRepresentable, CaseIterable where RawValue == String {}
 

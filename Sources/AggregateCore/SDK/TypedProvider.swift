@@ -75,6 +75,9 @@ public protocol TypedProvider: Provider {
     /// Completes the plan with lookups (e.g. a user id for a name). The client attaches the credential.
     func resolve(_ plan: inout Plan, for query: Query, using client: FetchClient) async throws
 
+    /// Writes what the plan settled back into the parameters the output echoes (e.g. a handle without `@`).
+    func echo(_ plan: Plan, into parameters: inout JSONObject)
+
     /// The credential sent under `plan` (default: the first declared one that is set).
     func credential(for plan: Plan, from credentials: Credentials) -> ResolvedCredential?
 
@@ -94,22 +97,22 @@ extension TypedProvider {
 
     public func credential(for plan: Plan, from credentials: Credentials) -> ResolvedCredential? { credentials.first }
 
+    public func echo(_ plan: Plan, into parameters: inout JSONObject) {}
+
     public func error(for response: HTTPResponse, call: Call<Plan>) -> AggregateError {
         APIErrorKit.standard(for: response, descriptor: Self.descriptor)
     }
 
     // MARK: The core's side of the stages
 
-    public func configure(_ query: inout Query) throws { try configureDeclared(&query) }
-
-    /// What `configure` does for every SDK provider; a provider that also adjusts the query calls it first.
-    public func configureDeclared(_ query: inout Query) throws {
+    public func configure(_ query: inout Query) throws {
         query.environment = Self.descriptor.declaredEnvironment(from: query.environment)
         let credentials = Credentials(declaredBy: Self.descriptor, environment: query.environment)
         let plan = try plan(for: query, credentials: credentials)
         if Self.descriptor.requiresCredentials, credential(for: plan, from: credentials) == nil {
             throw Self.descriptor.missingCredentialsError
         }
+        echo(plan, into: &query.parameters)
         query.plan = plan
     }
 

@@ -9,7 +9,7 @@ import Testing
     func validUsernamesAreAccepted(_ text: String) throws {
         let query = try twitterQuery(text)
         let bare = text.hasPrefix("@") ? String(text.dropFirst()) : text
-        #expect(query.state["username"] == bare)
+        #expect((query.plan as? TwitterProvider.Plan)?.username == bare)
         #expect(query.parameters["username"] == .string(bare), "the query echoes the handle without @")
     }
 
@@ -34,15 +34,15 @@ import Testing
 
     @Test func theOlderVariableIsAcceptedAndTheNewerWins() throws {
         let old = try twitterQuery("nasa", environment: ["TWITTER_BEARER_TOKEN": "old-token"])
-        #expect(TwitterProvider.bearerToken(old) == "old-token")
+        #expect(try TwitterProvider().call(for: old).credential?.value == "old-token")
         let both = try twitterQuery("nasa", environment: ["TWITTER_BEARER_TOKEN": "old-token", "X_BEARER_TOKEN": "new-token"])
-        #expect(TwitterProvider.bearerToken(both) == "new-token")
+        #expect(try TwitterProvider().call(for: both).credential?.value == "new-token")
     }
 
     @Test func apiDefaultsToV2() throws {
         var query = Query(provider: "twitter", operation: "timeline", parameters: JSONObject(pairs: ["username": "nasa"]), baseURL: URL(string: "https://api.x.com")!, environment: ["X_BEARER_TOKEN": "t"])
         try TwitterProvider().configure(&query)
-        #expect(query.state["api"] == "v2")
+        #expect((query.plan as? TwitterProvider.Plan)?.api == .v2)
     }
 }
 
@@ -53,17 +53,24 @@ import Testing
         return result
     }
 
-    @Test func userLookup() throws {
+    @Test func userLookup() async throws {
         let query = try twitterQuery("@NASA", environment: ["X_BEARER_TOKEN": "secret-token"], baseURL: URL(string: "https://api.x.com")!)
-        let spec = TwitterRequests.userLookup(query, username: "NASA")
+        let sent = Recorder<HTTPRequestSpec>()
+        var resolved = query
+        try await TwitterProvider().resolve(&resolved, using: FetchClient { spec in
+            sent.append(spec)
+            return HTTPResponse(status: 200, body: Data(#"{"data": {"id": "11348282", "username": "NASA", "name": "NASA"}}"#.utf8))
+        })
+        let spec = try #require(sent.values.first)
         #expect(spec.url.absoluteString == "https://api.x.com/2/users/by/username/NASA")
         #expect(spec.credential == .bearer("secret-token"))
         #expect(spec.headers["Authorization"] == nil, "the fetch layer attaches the token, only for the base host")
+        #expect((resolved.plan as? TwitterProvider.Plan)?.owner?.id == "11348282")
     }
 
     @Test func v2TimelineParameters() throws {
         var query = try twitterQuery("nasa", environment: ["X_BEARER_TOKEN": "secret-token"], baseURL: URL(string: "https://api.x.com")!)
-        query.state["userId"] = "11348282"
+        query.plan = withUserID("11348282", query)
         let spec = try TwitterProvider().request(for: query, cursor: nil, remaining: 5)
         #expect(spec.url.path == "/2/users/11348282/tweets")
         #expect(components(spec) == [
@@ -79,13 +86,13 @@ import Testing
     @Test(arguments: [(1, "5"), (5, "5"), (42, "42"), (100, "100"), (3000, "100")])
     func v2PageSizeStaysWithin5And100(_ remaining: Int, _ expected: String) throws {
         var query = try twitterQuery("nasa")
-        query.state["userId"] = "1"
+        query.plan = withUserID("1", query)
         #expect(components(try TwitterProvider().request(for: query, cursor: nil, remaining: remaining))["max_results"] == expected)
     }
 
     @Test func v2ExcludeAndPaginationToken() throws {
         var query = try twitterQuery("nasa", exclude: ["retweets", "replies"])
-        query.state["userId"] = "1"
+        query.plan = withUserID("1", query)
         let parts = components(try TwitterProvider().request(for: query, cursor: "tok en/+", remaining: 5))
         #expect(parts["exclude"] == "replies,retweets")
         #expect(parts["pagination_token"] == "tok en/+")
@@ -125,7 +132,7 @@ import Testing
             return HTTPResponse(status: 500)
         }
         try await TwitterProvider().resolve(&query, using: client)
-        #expect(query.state["userId"] == nil)
+        #expect((query.plan as? TwitterProvider.Plan)?.owner == nil)
     }
 }
 
@@ -152,4 +159,11 @@ import Testing
         let response = twitterResponse(503, "", headers: ["x-rate-limit-reset": "1764425800"])
         #expect(provider.retryDelay(for: response, now: twitterTestNow) == nil)
     }
+}
+
+/// The plan of `query` as if the user lookup had found the id `id`.
+private func withUserID(_ id: String, _ query: Query) -> TwitterProvider.Plan? {
+    guard var plan = query.plan as? TwitterProvider.Plan else { return nil }
+    plan.owner = TwitterAccount(id: id, username: plan.username, name: nil)
+    return plan
 }
