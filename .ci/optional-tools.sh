@@ -1,0 +1,12 @@
+# Sourced by .ci/run: installs the tools that some tests need and marks each one as required, so the tests that a
+# developer's machine may skip ("tmux is not installed ...") always run in CI. Each AGGREGATE_REQUIRE_<TOOL>=1 makes a
+# missing tool a test failure instead of a skip.
+apt_packages=()
+for tool in tmux zsh fish; do
+    command -v "$tool" >/dev/null 2>&1 || apt_packages+=("$tool")
+done
+if [ "${#apt_packages[@]}" -gt 0 ]; then
+    echo "== installing ${apt_packages[*]} (for the terminal and shell-completion tests)"
+    apt-get update -qq && apt-get install -y -qq "${apt_packages[@]}" >/dev/null
+fi
+export AGGREGATE_REQUIRE_TMUX=1 AGGREGATE_REQUIRE_PYTHON3=1 AGGREGATE_REQUIRE_BASH=1 AGGREGATE_REQUIRE_ZSH=1 AGGREGATE_REQUIRE_FISH=1
