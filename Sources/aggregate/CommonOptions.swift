@@ -13,6 +13,10 @@ struct CommonOptions: Sendable, Equatable {
     var quiet = false
     var raw = false
     var help = false
+    /// `--fields`: the item fields to output, or `nil` for the format's usual view.
+    var fields: [ItemFieldPath]?
+    /// `--sort`: the order to put items in after fetching, or `nil` for the API's order.
+    var sort: ItemSort?
 
     static let specs: [OptionSpec] = [
         OptionSpec("limit", valueName: "N", help: "The most items to return (default: 20)."),
@@ -22,6 +26,8 @@ struct CommonOptions: Sendable, Equatable {
         OptionSpec("timeout", valueName: "SECONDS", help: "The most time one request may take (default: 15)."),
         OptionSpec("verbose", arity: .flag, help: "Trace requests, responses and retries on stderr (secrets redacted)."),
         OptionSpec("quiet", arity: .flag, help: "Print no notes or progress on stderr (errors are still printed)."),
+        OptionSpec("fields", valueName: "FIELDS", help: "Output only these item fields, comma-separated, e.g. title,url,metrics.stars."),
+        OptionSpec("sort", valueName: "FIELD", help: "Sort the items after fetching by a field, e.g. createdAt, -createdAt (newest first), title, metrics.<name>."),
         OptionSpec("raw", arity: .flag, help: "Print the raw response body instead (several pages as a JSON array)."),
         OptionSpec("help", short: "h", arity: .flag, help: "Show help information."),
     ]
@@ -52,6 +58,15 @@ struct CommonOptions: Sendable, Equatable {
                 throw AggregateError(.usage, "--timeout must be a number of seconds above 0 (at most 3600), not '\(text)'")
             }
             timeout = value
+        }
+        if let text = parsed.value("fields") {
+            fields = try ItemFieldPath.list(text)
+        }
+        if let text = parsed.value("sort") {
+            sort = try ItemSort(parsing: text)
+        }
+        if raw, fields != nil || sort != nil {
+            throw AggregateError(.usage, "--fields and --sort shape items; they cannot be used with --raw")
         }
         if offline, baseURL != nil {
             throw AggregateError(.usage, "--offline and --base-url cannot be used together")

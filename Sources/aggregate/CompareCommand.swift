@@ -90,8 +90,8 @@ enum CompareCommand {
             if global.has("verbose") { words.append("--verbose") }
             _ = try formatOption(global)
             let invocation = try ProviderInvocation.parse(words, registry: context.registry)
-            if invocation.common.help || invocation.common.raw {
-                throw AggregateError(.usage, "--help and --raw cannot be used inside a compare invocation")
+            if invocation.common.help || invocation.common.raw || invocation.common.fields != nil {
+                throw AggregateError(.usage, "--help, --raw and --fields cannot be used inside a compare invocation")
             }
             return invocation
         } catch {

@@ -145,7 +145,8 @@ struct InvocationRunner: Sendable {
         let descriptor = invocation.provider.descriptor
         do {
             let query = try query(for: invocation)
-            return await fetcher(for: invocation, cache: cache, transport: transport).run(invocation.provider.init(), query: query)
+            let result = await fetcher(for: invocation, cache: cache, transport: transport).run(invocation.provider.init(), query: query)
+            return invocation.common.shape(result)
         } catch {
             return ProviderResult(
                 provider: descriptor.name, operation: invocation.operation.name, query: invocation.parameters,
@@ -199,6 +200,9 @@ enum ProviderCommand {
                 : "note: \(invocation.name): offline: these are the sandbox's bundled sample data, not live results\n")
         }
         let result = await runner.run(invocation)
+        if !invocation.common.quiet, let warning = FieldWarnings.absentMetrics(in: result) {
+            context.console.err("warning: \(invocation.name): \(warning)\n")
+        }
         render(result, invocation: invocation, context: context)
         if let error = result.error {
             Diagnostics.report(error, console: context.console, registry: context.registry)
@@ -236,6 +240,10 @@ enum ProviderCommand {
             guard result.error == nil else { return }
             if result.items.isEmpty {
                 console.out(TextRenderer.noItems(provider: result.provider))
+                return
+            }
+            if result.meta.selectedFields != nil {
+                console.out(ItemTable([result]).text(width: context.terminal.width))
                 return
             }
             let style = TextStyle(width: context.terminal.width, color: context.terminal.colorOnStdout)
