@@ -11,6 +11,7 @@ enum CompareCommand {
         OptionSpec("timeout", valueName: "SECONDS", help: "The most time one request may take (default: 15)."),
         OptionSpec("verbose", arity: .flag, help: "Trace requests, responses and retries on stderr."),
         OptionSpec("quiet", arity: .flag, help: "No progress lines or notes on stderr."),
+        OptionSpec("profile", valueName: "NAME", help: "Use this profile of the config file for every invocation."),
         OptionSpec("help", short: "h", arity: .flag, help: "Show help information."),
     ]
 
@@ -44,9 +45,12 @@ enum CompareCommand {
                 texts += context.registry.providers.compactMap { $0.descriptor.examples.first?.arguments.map(shellQuoted).joined(separator: " ") }
             }
             guard !texts.isEmpty else { throw AggregateError(.usage, "give at least one invocation, e.g. 'meetup --lat 51.5 --lon -0.13', or --all") }
+            let settings = try SettingsSources(context: context)
             invocations = try texts.enumerated().map { index, text throws(AggregateError) in
-                (text, try invocation(text, number: index + 1, global: parsed, context: context))
+                (text, try invocation(text, number: index + 1, global: parsed, context: context, settings: settings))
             }
+        } catch where error.kind == .config {
+            return Diagnostics.report(error, console: console)
         } catch {
             return Diagnostics.report(error, console: console, usage: command.usage)
         }
@@ -76,24 +80,28 @@ enum CompareCommand {
     }
 
     /// Parses one invocation; the compare options apply unless the invocation sets its own.
-    static func invocation(_ text: String, number: Int, global: ParsedArguments, context: Context) throws(AggregateError) -> ProviderInvocation {
+    static func invocation(
+        _ text: String, number: Int, global: ParsedArguments, context: Context, settings: SettingsSources? = nil
+    ) throws(AggregateError) -> ProviderInvocation {
         do throws(AggregateError) {
             var words = try ShellWords.split(text)
             if words.first == "aggregate" { words.removeFirst() }
             guard let name = words.first, context.registry.provider(named: name) != nil else {
                 throw AggregateError(.usage, "unknown provider '\(words.first ?? "")'. Valid providers: \(context.registry.names.joined(separator: ", ")).")
             }
-            for option in ["limit", "timeout"] where !words.contains("--\(option)") && !words.contains(where: { $0.hasPrefix("--\(option)=") }) {
+            for option in ["limit", "timeout", "profile"] where !words.contains("--\(option)") && !words.contains(where: { $0.hasPrefix("--\(option)=") }) {
                 if let value = global.value(option) { words += ["--\(option)", value] }
             }
             if global.has("offline"), !words.contains("--offline") { words.append("--offline") }
             if global.has("verbose") { words.append("--verbose") }
             _ = try formatOption(global)
-            let invocation = try ProviderInvocation.parse(words, registry: context.registry)
+            let invocation = try ProviderInvocation.parse(words, registry: context.registry, settings: settings)
             if invocation.common.help || invocation.common.raw || invocation.common.fields != nil {
                 throw AggregateError(.usage, "--help, --raw and --fields cannot be used inside a compare invocation")
             }
             return invocation
+        } catch where error.kind == .config {
+            throw error
         } catch {
             throw AggregateError(.usage, "invocation \(number) ('\(text)'): \(error.description)")
         }
