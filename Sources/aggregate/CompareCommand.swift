@@ -15,6 +15,9 @@ enum CompareCommand {
         OptionSpec("help", short: "h", arity: .flag, help: "Show help information."),
     ]
 
+    /// The formats compare accepts.
+    static let formats = OutputFormat.allCases.map(\.rawValue)
+
     static let command = HelpText.Command(
         name: "compare", summary: "Run several provider invocations concurrently and compare them side by side.",
         usage: "aggregate compare <invocation>... [--all] [--limit N] [--format text|json|ndjson|csv|markdown] [--offline]",
