@@ -6,16 +6,23 @@ import Foundation
 /// machine. Setting `AGGREGATE_REQUIRE_<NAME>=1` (e.g. `AGGREGATE_REQUIRE_TMUX=1`, which `.ci/run` sets after
 /// installing tmux) makes them run anyway, so a missing tool fails them instead of hiding them.
 public struct OptionalTool: Sendable {
-    /// The executable's name, looked up on `PATH`.
+    /// The executable's name, looked up on `PATH`, or the Python module's name.
     public let name: String
     /// How to install it, for the skip reason.
     public let install: String
+    /// Whether `name` is a Python module, found by the interpreter in `AGGREGATE_PYTHON` (e.g. CI's venv) or python3.
+    public let isPythonModule: Bool
 
     /// Creates a tool description.
-    public init(name: String, install: String) {
+    public init(name: String, install: String, isPythonModule: Bool = false) {
         self.name = name
         self.install = install
+        self.isPythonModule = isPythonModule
     }
+
+    /// Python's `html5lib`, for validating the HTML report.
+    public static let html5lib = OptionalTool(
+        name: "html5lib", install: "pip install html5lib, and point AGGREGATE_PYTHON at that python", isPythonModule: true)
 
     public static let tmux = OptionalTool(name: "tmux", install: "apt-get install tmux")
     public static let python3 = OptionalTool(name: "python3", install: "apt-get install python3")
@@ -28,10 +35,24 @@ public struct OptionalTool: Sendable {
         "AGGREGATE_REQUIRE_" + name.uppercased().map { $0.isLetter || $0.isNumber ? String($0) : "_" }.joined()
     }
 
-    /// The tool's full path on `PATH`, or `nil` when it is not installed.
+    /// The tool's full path on `PATH` (for a Python module: the interpreter that can import it), or `nil` when it
+    /// is not installed.
     public var path: String? {
+        guard isPythonModule else { return Self.executable(name) }
         let environment = ProcessInfo.processInfo.environment
-        for folder in (environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":") {
+        guard let python = environment["AGGREGATE_PYTHON"].flatMap({ $0.isEmpty ? nil : $0 }) ?? Self.executable("python3") else { return nil }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: python)
+        process.arguments = ["-c", "import \(name)"]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        guard (try? process.run()) != nil else { return nil }
+        process.waitUntilExit()
+        return process.terminationStatus == 0 ? python : nil
+    }
+
+    private static func executable(_ name: String) -> String? {
+        for folder in (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":") {
             let candidate = "\(folder)/\(name)"
             if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
         }

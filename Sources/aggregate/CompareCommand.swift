@@ -6,7 +6,7 @@ enum CompareCommand {
     static let options: [OptionSpec] = [
         OptionSpec("all", arity: .flag, help: "Compare the first example of every registered provider."),
         OptionSpec("limit", valueName: "N", help: "The most items per provider (default: 20, or each invocation's own --limit)."),
-        OptionSpec("format", valueName: "FORMAT", help: "text (default), json, ndjson, csv or markdown."),
+        OptionSpec("format", valueName: "FORMAT", help: "text (default), json, ndjson, csv, markdown, or html (a self-contained report)."),
         OptionSpec("offline", arity: .flag, help: "Answer every invocation from the bundled sandbox data."),
         OptionSpec("timeout", valueName: "SECONDS", help: "The most time one request may take (default: 15)."),
         OptionSpec("verbose", arity: .flag, help: "Trace requests, responses and retries on stderr."),
@@ -15,12 +15,18 @@ enum CompareCommand {
         OptionSpec("help", short: "h", arity: .flag, help: "Show help information."),
     ]
 
+    /// What compare can print: any result format, or a self-contained HTML report.
+    enum Output: Equatable {
+        case results(OutputFormat)
+        case html
+    }
+
     /// The formats compare accepts.
-    static let formats = OutputFormat.allCases.map(\.rawValue)
+    static let formats = OutputFormat.allCases.map(\.rawValue) + ["html"]
 
     static let command = HelpText.Command(
         name: "compare", summary: "Run several provider invocations concurrently and compare them side by side.",
-        usage: "aggregate compare <invocation>... [--all] [--limit N] [--format text|json|ndjson|csv|markdown] [--offline]",
+        usage: "aggregate compare <invocation>... [--all] [--limit N] [--format text|json|ndjson|csv|markdown|html] [--offline]",
         arguments: [("<invocation>", "One provider invocation in quotes, written as it would be after 'aggregate', e.g. 'tmdb search batman'.")],
         options: options,
         discussion: """
@@ -110,12 +116,13 @@ enum CompareCommand {
         }
     }
 
-    static func formatOption(_ parsed: ParsedArguments) throws(AggregateError) -> OutputFormat {
-        guard let text = parsed.value("format") else { return .text }
+    static func formatOption(_ parsed: ParsedArguments) throws(AggregateError) -> Output {
+        guard let text = parsed.value("format") else { return .results(.text) }
+        if text.lowercased() == "html" { return .html }
         guard let format = OutputFormat(rawValue: text.lowercased()) else {
-            throw AggregateError(.usage, "--format must be one of \(OutputFormat.allCases.map(\.rawValue).joined(separator: ", ")), not '\(text)'")
+            throw AggregateError(.usage, "--format must be one of \(formats.joined(separator: ", ")), not '\(text)'")
         }
-        return format
+        return .results(format)
     }
 
     /// Runs every invocation concurrently and returns their results in the order given.
@@ -137,8 +144,12 @@ enum CompareCommand {
         }
     }
 
-    static func render(_ rows: [ComparisonRow], format: OutputFormat, context: Context) {
+    static func render(_ rows: [ComparisonRow], format output: Output, context: Context) {
         let results = rows.map(\.result)
+        guard case .results(let format) = output else {
+            context.console.out(CompareHTMLReport.render(rows))
+            return
+        }
         switch format {
         case .text:
             let style = TextStyle(width: context.terminal.width, color: context.terminal.colorOnStdout)
