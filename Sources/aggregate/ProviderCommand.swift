@@ -211,13 +211,20 @@ enum ProviderCommand {
             for origin in invocation.common.origins { context.console.err(origin.line(provider: invocation.name)) }
         }
         let printer = EventPrinter(console: context.console, verbose: invocation.common.verbose, quiet: invocation.common.quiet)
-        let runner = InvocationRunner(context: context, events: printer.handle)
+        // The progress line would tangle with --verbose's trace lines, so a trace replaces it.
+        let progress = ProgressLine.forCommand(label: invocation.name, quiet: invocation.common.quiet || invocation.common.verbose, context: context)
+        let runner = InvocationRunner(context: context, events: { event in
+            progress.handle(event)
+            if case .warning = event.kind { progress.printAbove { printer.handle(event) } } else { printer.handle(event) }
+        })
         if invocation.common.offline, !invocation.common.quiet {
             context.console.err(invocation.operation.writes
                 ? "note: \(invocation.name): offline: writing to the sandbox's local store in \(context.dataDirectory.path), not to a live server\n"
                 : "note: \(invocation.name): offline: these are the sandbox's bundled sample data, not live results\n")
         }
+        progress.startTicking()
         let result = await runner.run(invocation)
+        progress.finish()
         if !invocation.common.quiet, let warning = FieldWarnings.absentMetrics(in: result) {
             context.console.err("warning: \(invocation.name): \(warning)\n")
         }

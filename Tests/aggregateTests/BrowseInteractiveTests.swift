@@ -163,6 +163,9 @@ final class TmuxSession {
     /// Sends tmux key names (`Enter`, `Left`, `C-c`, `j`).
     func send(_ keys: String...) throws { _ = try tmux(["send-keys", "-t", "t"] + keys) }
 
+    /// Appends everything the pane's program writes from now on (escape sequences included) to `path`.
+    func record(to path: String) throws { _ = try tmux(["pipe-pane", "-t", "t", "-o", "cat >> '\(path)'"]) }
+
     /// Types `text` literally.
     func type(_ text: String) throws { _ = try tmux(["send-keys", "-t", "t", "-l", text]) }
 
