@@ -93,6 +93,20 @@ import Testing
         #expect(missing.stderr == "Error: config: no profile 'nope' (from --profile) in \(folder.file.path); profiles: small, three\n")
     }
 
+    @Test func compareUsesTheProfileForEveryInvocation() throws {
+        let folder = Folder()
+        try folder.write(#"{"profiles": {"two": {"defaults": {"limit": 2}}}}"#)
+        let output = try folder.run(["compare", "kiva newest", "tmdb popular", "--offline", "--quiet", "--format", "json", "--profile", "two"])
+        #expect(output.status == 0, "\(output.stderr)")
+        let results = try #require(try JSONParser().parse(output.stdout)["results"]?.array)
+        #expect(results.map { $0["items"]?.array?.count } == [2, 2])
+        let malformed = Folder()
+        try malformed.write("{")
+        let broken = try malformed.run(["compare", "kiva newest", "--offline"])
+        #expect(broken.status == 78)
+        #expect(broken.stderr.hasPrefix("Error: config: \(malformed.file.path):1:2: "))
+    }
+
     @Test func environmentBaseURLBeatsTheProfileAndTheProfileBeatsTheDefault() throws {
         let folder = Folder()
         try folder.write(#"{"profiles": {"sandbox": {"defaults": {"baseURL": "http://127.0.0.1:9"}}}}"#)
