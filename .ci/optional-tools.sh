@@ -5,6 +5,7 @@ apt_packages=()
 for tool in tmux zsh fish; do
     command -v "$tool" >/dev/null 2>&1 || apt_packages+=("$tool")
 done
+command -v pgrep >/dev/null 2>&1 || apt_packages+=(procps)
 if [ "${#apt_packages[@]}" -gt 0 ]; then
     echo "== installing ${apt_packages[*]} (for the terminal and shell-completion tests)"
     apt-get update -qq && apt-get install -y -qq "${apt_packages[@]}" >/dev/null
@@ -19,4 +20,4 @@ fi
 export AGGREGATE_PYTHON="$ci_venv/bin/python"
 
 export AGGREGATE_REQUIRE_TMUX=1 AGGREGATE_REQUIRE_PYTHON3=1 AGGREGATE_REQUIRE_BASH=1 AGGREGATE_REQUIRE_ZSH=1 \
-    AGGREGATE_REQUIRE_FISH=1 AGGREGATE_REQUIRE_HTML5LIB=1
+    AGGREGATE_REQUIRE_FISH=1 AGGREGATE_REQUIRE_PGREP=1 AGGREGATE_REQUIRE_HTML5LIB=1

@@ -29,6 +29,7 @@ public struct OptionalTool: Sendable {
     public static let bash = OptionalTool(name: "bash", install: "apt-get install bash")
     public static let zsh = OptionalTool(name: "zsh", install: "apt-get install zsh")
     public static let fish = OptionalTool(name: "fish", install: "apt-get install fish")
+    public static let pgrep = OptionalTool(name: "pgrep", install: "apt-get install procps")
 
     /// The variable that makes tests needing this tool mandatory: `AGGREGATE_REQUIRE_TMUX`.
     public var requirementVariable: String {

@@ -66,7 +66,7 @@ import Testing
         #expect(try session.value("#{cursor_flag}") == "1")
     }
 
-    @Test func terminationBySignalRestoresTheTerminal() throws {
+    @Test(.requires(.pgrep)) func terminationBySignalRestoresTheTerminal() throws {
         let session = try TmuxSession(command: "\(Binary.url.path) browse \(meetup) -i")
         defer { session.close() }
         try session.waitForScreen { $0.contains("> results: array[1]") }

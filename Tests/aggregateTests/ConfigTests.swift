@@ -32,6 +32,9 @@ import Testing
         #expect(try folder.run(["config", "path"]).stdout == folder.file.path + "\n")
         let home = try Binary.run(["config", "path"], environment: ["HOME": "/home/someone", "XDG_CONFIG_HOME": ""])
         #expect(home.stdout == "/home/someone/.config/aggregate/config.json\n")
+        let missing = try folder.run(["config"])
+        #expect(missing.status == 64)
+        #expect(missing.stderr.hasPrefix("Error: missing action: path, show, set or unset\n"))
     }
 
     @Test func setShowAndUnsetEditTheFileAtomicallyAndShowMasksSecrets() throws {
