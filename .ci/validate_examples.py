@@ -74,6 +74,16 @@ def main():
             if result["status"] != "ok" or not result["items"]:
                 fail(f"{label}: expected status ok with items, got {result['status']} and {len(result['items'])} items")
                 continue
+            if example is provider["examples"][0]:
+                # --fields narrows the items and --sort reorders them; meta says so, and the schema must still hold.
+                shaped = arguments + ["--offline", "--format", "json", "--quiet", "--fields", "title,url,metrics,location.city", "--sort", "-createdAt"]
+                code, out, err = run(binary, shaped, env)
+                document = json.loads(out) if code == 0 else None
+                errors = list(result_validator.iter_errors(document)) if document else []
+                meta = document["results"][0]["meta"] if document else {}
+                if code != 0 or errors or meta.get("sortedLocally") != "-createdAt" or not meta.get("fields"):
+                    fail(f"{label} --fields/--sort: exit {code}, {errors[0].message if errors else 'meta ' + str(meta)}")
+                    continue
             code, out, err = run(binary, arguments + ["--offline", "--raw", "--quiet"], env)
             if code != 0:
                 fail(f"{label} --raw: exit {code}: {err.strip()}")

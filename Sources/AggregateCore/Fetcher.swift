@@ -50,6 +50,8 @@ public struct FetchEvent: Sendable, Equatable {
         case response(status: Int, bytes: Int, milliseconds: Double)
         /// Page `number` is being fetched.
         case fetchingPage(number: Int)
+        /// A page was read: the run has now read `pages` pages holding `items` distinct items (for progress lines).
+        case pageRead(pages: Int, items: Int)
         /// A retry will happen after a wait.
         case retrying(afterSeconds: Double, reason: String, retry: Int, of: Int)
         /// Something worth telling even without `--verbose`, e.g. paging stopped by a guard.
@@ -248,6 +250,7 @@ private struct Run: Sendable {
             let response = try await exchange(spec, query: query)
             let page = try read(response, query: query)
             let ids = collected.add(page, body: response.body)
+            emit(.pageRead(pages: collected.pages, items: collected.items.count))
             if collected.items.count >= query.limit {
                 collected.nextCursor = Self.describe(page.next)
                 return
@@ -317,6 +320,7 @@ private struct Run: Sendable {
         for number in numbers {
             guard let (response, page) = results[number] else { continue }
             _ = collected.add(page, body: response.body)
+            emit(.pageRead(pages: collected.pages, items: collected.items.count))
         }
     }
 

@@ -24,6 +24,10 @@ public struct ResultMeta: Sendable, Equatable {
     public var totalCount: Int?
     /// The cursor of the next page not fetched, when more exist.
     public var nextCursor: String?
+    /// The `--sort` that reordered the items after fetching (e.g. `-createdAt`), or `nil` for the API's order.
+    public var sortedLocally: String?
+    /// The fields `--fields` kept in the output, or `nil` for all of them.
+    public var selectedFields: [ItemFieldPath]?
 
     /// Creates meta figures.
     public init(source: DataSource, requests: Int = 0, pages: Int = 0, bytes: Int = 0, elapsedMs: Double = 0, totalCount: Int? = nil, nextCursor: String? = nil) {
@@ -38,7 +42,7 @@ public struct ResultMeta: Sendable, Equatable {
 
     /// The JSON contract's `meta` object.
     public var jsonValue: JSONValue {
-        [
+        var object: JSONObject = [
             "source": .string(source.rawValue),
             "requests": .int(requests),
             "pages": .int(pages),
@@ -47,6 +51,10 @@ public struct ResultMeta: Sendable, Equatable {
             "totalCount": totalCount.map(JSONValue.int) ?? .null,
             "nextCursor": .optional(nextCursor),
         ]
+        // Present only when used, so the default output stays as it was.
+        object.set("sortedLocally", sortedLocally.map(JSONValue.string))
+        object.set("fields", selectedFields.map { .array($0.map { .string($0.description) }) })
+        return .object(object)
     }
 }
 
@@ -84,6 +92,11 @@ public struct ProviderResult: Sendable {
         self.rawBodies = rawBodies
     }
 
+    /// One item's JSON form, narrowed to `meta.selectedFields` when `--fields` was given.
+    public func itemJSON(_ item: Item) -> JSONValue {
+        meta.selectedFields.map(item.jsonValue(selecting:)) ?? item.jsonValue
+    }
+
     /// `ok` or `failed`.
     public var status: String { error == nil ? "ok" : "failed" }
 
@@ -94,7 +107,7 @@ public struct ProviderResult: Sendable {
             "operation": .string(operation),
             "query": .object(query),
             "status": .string(status),
-            "items": .array(items.map(\.jsonValue)),
+            "items": .array(items.map(itemJSON)),
             "error": error?.jsonValue ?? .null,
             "meta": meta.jsonValue,
         ]

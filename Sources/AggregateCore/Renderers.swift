@@ -30,7 +30,7 @@ public enum ResultRenderer {
     /// The `--format ndjson` lines: every item of every successful result, one compact JSON object per line.
     public static func ndjson(_ results: [ProviderResult]) -> String {
         let writer = JSONWriter()
-        return results.flatMap(\.items).map { writer.string($0.jsonValue) + "\n" }.joined()
+        return results.flatMap { result in result.items.map { writer.string(result.itemJSON($0)) + "\n" } }.joined()
     }
 }
 

@@ -10,7 +10,7 @@ struct App: Sendable {
     static var commands: [HelpText.Command] {
         [
             InfoCommands.providersCommand, InfoCommands.describeCommand, CompareCommand.command, BrowseCommand.command,
-            SandboxCommand.command,
+            SandboxCommand.command, ConfigCommand.command, AuthCommand.command, CompletionsCommand.command,
             HelpText.Command(name: "help", summary: "Show help for a command or provider.", usage: "aggregate help [<command>|<provider>]"),
         ]
     }
@@ -41,6 +41,12 @@ struct App: Sendable {
             return await BrowseCommand.run(rest, context: context)
         case "sandbox":
             return await SandboxCommand.run(rest, context: context)
+        case "config":
+            return ConfigCommand.run(rest, context: context)
+        case "auth":
+            return await AuthCommand.run(rest, context: context)
+        case "completions":
+            return CompletionsCommand.run(rest, context: context)
         default:
             if first.hasPrefix("-") {
                 return Diagnostics.report(AggregateError(.usage, "unknown option '\(first)'"), console: console)

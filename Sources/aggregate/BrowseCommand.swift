@@ -209,6 +209,11 @@ enum BrowseCommand {
     /// Reads and parses the document.
     static func load(_ invocation: Invocation, context: Context) async throws(AggregateError) -> JSONValue {
         let source = invocation.source
+        // A large document takes a while to read and parse: past a second, a progress line says so.
+        let progress = ProgressLine.forCommand(label: "browse \(source.name)", quiet: false, context: context)
+        progress.update(phase: "reading")
+        progress.startTicking()
+        defer { progress.finish() }
         let data: Data
         switch source {
         case .file(let path):
@@ -223,6 +228,7 @@ enum BrowseCommand {
                 throw AggregateError(.tooLarge, "\(source.name): \(error.message); raise it with --max-size")
             }
         }
+        progress.update(phase: "parsing", bytes: data.count)
         return try JSONInput.decode(data, name: source.name)
     }
 }

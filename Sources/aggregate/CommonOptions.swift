@@ -13,6 +13,24 @@ struct CommonOptions: Sendable, Equatable {
     var quiet = false
     var raw = false
     var help = false
+    /// `--fields`: the item fields to output, or `nil` for the format's usual view.
+    var fields: [ItemFieldPath]?
+    /// `--sort`: the order to put items in after fetching, or `nil` for the API's order.
+    var sort: ItemSort?
+    /// `--profile`: the config file's profile to use (else `AGGREGATE_PROFILE`).
+    var profile: String?
+    /// Whether plain `http://` may be used for the base URL's host even when it is not loopback (a LAN server).
+    ///
+    /// This is the one place the opt-in lands: the config file's `allowHTTP` sets it today, and the fetch layer's
+    /// http check (issue 15's `--allow-http`) is to read it from here. Until then it is parsed, validated and
+    /// reported by `--verbose`, and the base URL check still refuses http to other hosts.
+    var allowHTTP = false
+    /// Credentials the config file supplies, by the provider's variable name; never printed.
+    var configCredentials: [String: String] = [:]
+    /// Where each effective setting came from, for `--verbose`.
+    var origins: [SettingOrigin] = []
+    /// The options given on the command line.
+    var given: Set<String> = []
 
     static let specs: [OptionSpec] = [
         OptionSpec("limit", valueName: "N", help: "The most items to return (default: 20)."),
@@ -22,6 +40,9 @@ struct CommonOptions: Sendable, Equatable {
         OptionSpec("timeout", valueName: "SECONDS", help: "The most time one request may take (default: 15)."),
         OptionSpec("verbose", arity: .flag, help: "Trace requests, responses and retries on stderr (secrets redacted)."),
         OptionSpec("quiet", arity: .flag, help: "Print no notes or progress on stderr (errors are still printed)."),
+        OptionSpec("fields", valueName: "FIELDS", help: "Output only these item fields, comma-separated, e.g. title,url,metrics.stars."),
+        OptionSpec("sort", valueName: "FIELD", help: "Sort the items after fetching by a field, e.g. createdAt, -createdAt (newest first), title, metrics.<name>."),
+        OptionSpec("profile", valueName: "NAME", help: "Use this profile of the config file (default: $AGGREGATE_PROFILE)."),
         OptionSpec("raw", arity: .flag, help: "Print the raw response body instead (several pages as a JSON array)."),
         OptionSpec("help", short: "h", arity: .flag, help: "Show help information."),
     ]
@@ -34,28 +55,56 @@ struct CommonOptions: Sendable, Equatable {
         quiet = parsed.has("quiet")
         raw = parsed.has("raw")
         baseURL = parsed.value("base-url")
+        profile = parsed.value("profile")
+        given = Set(Self.specs.map(\.name).filter(parsed.has))
         if let text = parsed.value("limit") {
-            guard let value = Int(text), (1...10_000).contains(value) else {
-                throw AggregateError(.usage, "--limit must be a whole number from 1 to 10000, not '\(text)'")
-            }
-            limit = value
+            limit = try Self.limit(from: text)
             limitIsExplicit = true
         }
         if let text = parsed.value("format") {
-            guard let value = OutputFormat(rawValue: text.lowercased()) else {
-                throw AggregateError(.usage, "--format must be one of \(OutputFormat.allCases.map(\.rawValue).joined(separator: ", ")), not '\(text)'")
-            }
-            format = value
+            format = try Self.format(from: text)
         }
         if let text = parsed.value("timeout") {
-            guard let value = Double(text), value > 0, value <= 3600 else {
-                throw AggregateError(.usage, "--timeout must be a number of seconds above 0 (at most 3600), not '\(text)'")
-            }
-            timeout = value
+            timeout = try Self.timeout(from: text)
+        }
+        if let text = parsed.value("fields") {
+            fields = try ItemFieldPath.list(text)
+        }
+        if let text = parsed.value("sort") {
+            sort = try ItemSort(parsing: text)
+        }
+        if raw, fields != nil || sort != nil {
+            throw AggregateError(.usage, "--fields and --sort shape items; they cannot be used with --raw")
         }
         if offline, baseURL != nil {
             throw AggregateError(.usage, "--offline and --base-url cannot be used together")
         }
+    }
+
+    // The checks below are shared by the command line and the config file, so both accept the same values.
+
+    /// A `--limit` value: a whole number from 1 to 10000.
+    static func limit(from text: String) throws(AggregateError) -> Int {
+        guard let value = Int(text), (1...10_000).contains(value) else {
+            throw AggregateError(.usage, "--limit must be a whole number from 1 to 10000, not '\(text)'")
+        }
+        return value
+    }
+
+    /// A `--format` value.
+    static func format(from text: String) throws(AggregateError) -> OutputFormat {
+        guard let value = OutputFormat(rawValue: text.lowercased()) else {
+            throw AggregateError(.usage, "--format must be one of \(OutputFormat.allCases.map(\.rawValue).joined(separator: ", ")), not '\(text)'")
+        }
+        return value
+    }
+
+    /// A `--timeout` value: seconds above 0, at most an hour.
+    static func timeout(from text: String) throws(AggregateError) -> TimeInterval {
+        guard let value = Double(text), value > 0, value <= 3600 else {
+            throw AggregateError(.usage, "--timeout must be a number of seconds above 0 (at most 3600), not '\(text)'")
+        }
+        return value
     }
 
     init() {}

@@ -6,17 +6,27 @@ enum CompareCommand {
     static let options: [OptionSpec] = [
         OptionSpec("all", arity: .flag, help: "Compare the first example of every registered provider."),
         OptionSpec("limit", valueName: "N", help: "The most items per provider (default: 20, or each invocation's own --limit)."),
-        OptionSpec("format", valueName: "FORMAT", help: "text (default), json, ndjson, csv or markdown."),
+        OptionSpec("format", valueName: "FORMAT", help: "text (default), json, ndjson, csv, markdown, or html (a self-contained report)."),
         OptionSpec("offline", arity: .flag, help: "Answer every invocation from the bundled sandbox data."),
         OptionSpec("timeout", valueName: "SECONDS", help: "The most time one request may take (default: 15)."),
         OptionSpec("verbose", arity: .flag, help: "Trace requests, responses and retries on stderr."),
         OptionSpec("quiet", arity: .flag, help: "No progress lines or notes on stderr."),
+        OptionSpec("profile", valueName: "NAME", help: "Use this profile of the config file for every invocation."),
         OptionSpec("help", short: "h", arity: .flag, help: "Show help information."),
     ]
 
+    /// What compare can print: any result format, or a self-contained HTML report.
+    enum Output: Equatable {
+        case results(OutputFormat)
+        case html
+    }
+
+    /// The formats compare accepts.
+    static let formats = OutputFormat.allCases.map(\.rawValue) + ["html"]
+
     static let command = HelpText.Command(
         name: "compare", summary: "Run several provider invocations concurrently and compare them side by side.",
-        usage: "aggregate compare <invocation>... [--all] [--limit N] [--format text|json|ndjson|csv|markdown] [--offline]",
+        usage: "aggregate compare <invocation>... [--all] [--limit N] [--format text|json|ndjson|csv|markdown|html] [--offline]",
         arguments: [("<invocation>", "One provider invocation in quotes, written as it would be after 'aggregate', e.g. 'tmdb search batman'.")],
         options: options,
         discussion: """
@@ -44,9 +54,12 @@ enum CompareCommand {
                 texts += context.registry.providers.compactMap { $0.descriptor.examples.first?.arguments.map(shellQuoted).joined(separator: " ") }
             }
             guard !texts.isEmpty else { throw AggregateError(.usage, "give at least one invocation, e.g. 'meetup --lat 51.5 --lon -0.13', or --all") }
+            let settings = try SettingsSources(context: context)
             invocations = try texts.enumerated().map { index, text throws(AggregateError) in
-                (text, try invocation(text, number: index + 1, global: parsed, context: context))
+                (text, try invocation(text, number: index + 1, global: parsed, context: context, settings: settings))
             }
+        } catch where error.kind == .config {
+            return Diagnostics.report(error, console: console)
         } catch {
             return Diagnostics.report(error, console: console, usage: command.usage)
         }
@@ -76,35 +89,40 @@ enum CompareCommand {
     }
 
     /// Parses one invocation; the compare options apply unless the invocation sets its own.
-    static func invocation(_ text: String, number: Int, global: ParsedArguments, context: Context) throws(AggregateError) -> ProviderInvocation {
+    static func invocation(
+        _ text: String, number: Int, global: ParsedArguments, context: Context, settings: SettingsSources? = nil
+    ) throws(AggregateError) -> ProviderInvocation {
         do throws(AggregateError) {
             var words = try ShellWords.split(text)
             if words.first == "aggregate" { words.removeFirst() }
             guard let name = words.first, context.registry.provider(named: name) != nil else {
                 throw AggregateError(.usage, "unknown provider '\(words.first ?? "")'. Valid providers: \(context.registry.names.joined(separator: ", ")).")
             }
-            for option in ["limit", "timeout"] where !words.contains("--\(option)") && !words.contains(where: { $0.hasPrefix("--\(option)=") }) {
+            for option in ["limit", "timeout", "profile"] where !words.contains("--\(option)") && !words.contains(where: { $0.hasPrefix("--\(option)=") }) {
                 if let value = global.value(option) { words += ["--\(option)", value] }
             }
             if global.has("offline"), !words.contains("--offline") { words.append("--offline") }
             if global.has("verbose") { words.append("--verbose") }
             _ = try formatOption(global)
-            let invocation = try ProviderInvocation.parse(words, registry: context.registry)
-            if invocation.common.help || invocation.common.raw {
-                throw AggregateError(.usage, "--help and --raw cannot be used inside a compare invocation")
+            let invocation = try ProviderInvocation.parse(words, registry: context.registry, settings: settings)
+            if invocation.common.help || invocation.common.raw || invocation.common.fields != nil {
+                throw AggregateError(.usage, "--help, --raw and --fields cannot be used inside a compare invocation")
             }
             return invocation
+        } catch where error.kind == .config {
+            throw error
         } catch {
             throw AggregateError(.usage, "invocation \(number) ('\(text)'): \(error.description)")
         }
     }
 
-    static func formatOption(_ parsed: ParsedArguments) throws(AggregateError) -> OutputFormat {
-        guard let text = parsed.value("format") else { return .text }
+    static func formatOption(_ parsed: ParsedArguments) throws(AggregateError) -> Output {
+        guard let text = parsed.value("format") else { return .results(.text) }
+        if text.lowercased() == "html" { return .html }
         guard let format = OutputFormat(rawValue: text.lowercased()) else {
-            throw AggregateError(.usage, "--format must be one of \(OutputFormat.allCases.map(\.rawValue).joined(separator: ", ")), not '\(text)'")
+            throw AggregateError(.usage, "--format must be one of \(formats.joined(separator: ", ")), not '\(text)'")
         }
-        return format
+        return .results(format)
     }
 
     /// Runs every invocation concurrently and returns their results in the order given.
@@ -126,8 +144,12 @@ enum CompareCommand {
         }
     }
 
-    static func render(_ rows: [ComparisonRow], format: OutputFormat, context: Context) {
+    static func render(_ rows: [ComparisonRow], format output: Output, context: Context) {
         let results = rows.map(\.result)
+        guard case .results(let format) = output else {
+            context.console.out(CompareHTMLReport.render(rows))
+            return
+        }
         switch format {
         case .text:
             let style = TextStyle(width: context.terminal.width, color: context.terminal.colorOnStdout)

@@ -3,8 +3,9 @@ import Foundation
 
 /// The figures `aggregate compare` shows for one invocation.
 struct ComparisonRow: Sendable {
-    /// The unified optional fields whose coverage is measured, in display order.
-    static let coverageFields = ["subtitle", "summary", "url", "imageUrl", "author", "createdAt", "location", "metrics", "tags"]
+    /// The unified fields an item may lack, whose coverage is measured, in the contract's order (`extra` is
+    /// provider-specific, so its coverage says nothing when comparing).
+    static let coverageFields = Item.Field.allCases.filter { ![.provider, .kind, .id, .title, .extra].contains($0) }.map(\.rawValue)
 
     var invocation: String
     var result: ProviderResult

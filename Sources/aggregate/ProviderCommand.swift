@@ -12,8 +12,9 @@ struct ProviderInvocation: Sendable {
 
     /// Parses the arguments after `aggregate`: the provider's name first.
     /// - Parameter standardInput: reads standard input, for parameters that take `-` to mean stdin.
+    /// - Parameter settings: the config file and environment that fill what the command line leaves unset.
     static func parse(
-        _ arguments: [String], registry: ProviderRegistry, standardInput: () -> String? = { nil }
+        _ arguments: [String], registry: ProviderRegistry, standardInput: () -> String? = { nil }, settings: SettingsSources? = nil
     ) throws(AggregateError) -> ProviderInvocation {
         guard let first = arguments.first else { throw AggregateError(.usage, "missing provider name") }
         let provider = try registry.require(first)
@@ -34,11 +35,16 @@ struct ProviderInvocation: Sendable {
         } catch {
             throw error.attributed(to: descriptor.name)
         }
-        let common: CommonOptions
+        var common: CommonOptions
         do {
             common = try CommonOptions(parsed)
         } catch {
             throw error.attributed(to: descriptor.name)
+        }
+        var layers: [(source: String, settings: ProviderSettings)] = []
+        if let settings {
+            layers = try settings.layers(for: descriptor.name, profile: common.profile)
+            common.applySettings(layers: layers, environment: settings.environment, descriptor: descriptor)
         }
         if common.help {
             return ProviderInvocation(provider: provider, operation: operation, parameters: JSONObject(), common: common)
@@ -50,7 +56,13 @@ struct ProviderInvocation: Sendable {
             var text: String?
             switch parameter.style {
             case .positional: text = positionals.popFirst()
-            case .option: text = parsed.value(parameter.name)
+            case .option:
+                text = parsed.value(parameter.name)
+                // A provider option the config file sets (e.g. `api`) when the command line does not.
+                if text == nil, parameter.name == "api", let layer = layers.first(where: { $0.settings.api != nil }) {
+                    text = layer.settings.api
+                    common.origins.append(SettingOrigin(key: "api", value: text!, source: layer.source))
+                }
             case .flag: text = parsed.has(parameter.name) ? "true" : nil
             }
             if parameter.readsStandardInputOnDash, text == "-" {
@@ -125,7 +137,7 @@ struct InvocationRunner: Sendable {
         var query = Query(
             provider: descriptor.name, operation: invocation.operation.name, parameters: invocation.parameters,
             limit: invocation.common.limit, baseURL: baseURL,
-            environment: offline ? invocation.provider.sandboxEnvironment : context.environment)
+            environment: offline ? invocation.provider.sandboxEnvironment : invocation.common.providerEnvironment(context.environment))
         query.isLimitExplicit = invocation.common.limitIsExplicit
         return query
     }
@@ -145,7 +157,8 @@ struct InvocationRunner: Sendable {
         let descriptor = invocation.provider.descriptor
         do {
             let query = try query(for: invocation)
-            return await fetcher(for: invocation, cache: cache, transport: transport).run(invocation.provider.init(), query: query)
+            let result = await fetcher(for: invocation, cache: cache, transport: transport).run(invocation.provider.init(), query: query)
+            return invocation.common.shape(result)
         } catch {
             return ProviderResult(
                 provider: descriptor.name, operation: invocation.operation.name, query: invocation.parameters,
@@ -183,7 +196,10 @@ enum ProviderCommand {
     static func run(_ arguments: [String], context: Context) async -> ExitCode {
         let invocation: ProviderInvocation
         do {
-            invocation = try ProviderInvocation.parse(arguments, registry: context.registry, standardInput: context.readStandardInput)
+            let settings = try SettingsSources(context: context)
+            invocation = try ProviderInvocation.parse(arguments, registry: context.registry, standardInput: context.readStandardInput, settings: settings)
+        } catch where error.kind == .config {
+            return Diagnostics.report(error, console: context.console)
         } catch {
             return Diagnostics.report(error, console: context.console, usage: usageLine(for: arguments, registry: context.registry))
         }
@@ -191,14 +207,27 @@ enum ProviderCommand {
             context.console.out(HelpText.provider(invocation.provider.descriptor, width: context.terminal.width))
             return .success
         }
+        if invocation.common.verbose {
+            for origin in invocation.common.origins { context.console.err(origin.line(provider: invocation.name)) }
+        }
         let printer = EventPrinter(console: context.console, verbose: invocation.common.verbose, quiet: invocation.common.quiet)
-        let runner = InvocationRunner(context: context, events: printer.handle)
+        // The progress line would tangle with --verbose's trace lines, so a trace replaces it.
+        let progress = ProgressLine.forCommand(label: invocation.name, quiet: invocation.common.quiet || invocation.common.verbose, context: context)
+        let runner = InvocationRunner(context: context, events: { event in
+            progress.handle(event)
+            if case .warning = event.kind { progress.printAbove { printer.handle(event) } } else { printer.handle(event) }
+        })
         if invocation.common.offline, !invocation.common.quiet {
             context.console.err(invocation.operation.writes
                 ? "note: \(invocation.name): offline: writing to the sandbox's local store in \(context.dataDirectory.path), not to a live server\n"
                 : "note: \(invocation.name): offline: these are the sandbox's bundled sample data, not live results\n")
         }
+        progress.startTicking()
         let result = await runner.run(invocation)
+        progress.finish()
+        if !invocation.common.quiet, let warning = FieldWarnings.absentMetrics(in: result) {
+            context.console.err("warning: \(invocation.name): \(warning)\n")
+        }
         render(result, invocation: invocation, context: context)
         if let error = result.error {
             Diagnostics.report(error, console: context.console, registry: context.registry)
@@ -218,7 +247,7 @@ enum ProviderCommand {
         let console = context.console
         if invocation.common.raw {
             guard result.error == nil else { return }
-            console.out(RawOutput.text(result.rawBodies, redactor: Redactor(secrets: invocation.provider.descriptor.auth.compactMap { context.environment[$0.name] })))
+            console.out(RawOutput.text(result.rawBodies, redactor: Redactor(secrets: invocation.provider.descriptor.auth.compactMap { invocation.common.providerEnvironment(context.environment)[$0.name] })))
             return
         }
         switch invocation.common.format {
@@ -236,6 +265,10 @@ enum ProviderCommand {
             guard result.error == nil else { return }
             if result.items.isEmpty {
                 console.out(TextRenderer.noItems(provider: result.provider))
+                return
+            }
+            if result.meta.selectedFields != nil {
+                console.out(ItemTable([result]).text(width: context.terminal.width))
                 return
             }
             let style = TextStyle(width: context.terminal.width, color: context.terminal.colorOnStdout)

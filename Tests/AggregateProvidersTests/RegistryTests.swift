@@ -48,7 +48,7 @@ import Testing
         }
     }
 
-    @Test func sampleDataSourcesAreUpToDate() throws {
+    @Test(.requires(.python3)) func sampleDataSourcesAreUpToDate() throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", TestPaths.packageRoot.appendingPathComponent("scripts/generate-sample-data.py").path, "--check"]

@@ -23,6 +23,9 @@ struct Binary {
         process.arguments = arguments
         var env = environment
         env["PATH"] = ProcessInfo.processInfo.environment["PATH"]
+        if env["XDG_CONFIG_HOME"] == nil {  // never the developer's own config file
+            env["XDG_CONFIG_HOME"] = FileManager.default.temporaryDirectory.appendingPathComponent("aggregate-config-\(UUID().uuidString)").path
+        }
         if env["XDG_DATA_HOME"] == nil {
             env["XDG_DATA_HOME"] = FileManager.default.temporaryDirectory.appendingPathComponent("aggregate-bin-\(UUID().uuidString)").path
         }

@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# Renders `aggregate compare --all --offline --format html` in headless Chromium to a PNG, checks that the picture
+# is not trivial, and prints where it is (the CI artifact). Where Chromium cannot be installed, only this step is
+# skipped, saying so.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+if ! command -v chromium >/dev/null 2>&1; then
+    echo "== installing chromium (to screenshot the HTML compare report)"
+    if ! { apt-get update -qq && apt-get install -y -qq chromium >/dev/null 2>&1; } || ! command -v chromium >/dev/null 2>&1; then
+        echo "SKIPPED: the HTML report screenshot: Debian's chromium package could not be installed here"
+        exit 0
+    fi
+fi
+
+bin="$(swift build --show-bin-path)/aggregate"
+artifacts="$PWD/.build/ci-artifacts"
+mkdir -p "$artifacts"
+report="$artifacts/compare-report.html"
+png="$artifacts/compare-report.png"
+rm -f "$png"
+status=0
+XDG_DATA_HOME="$(mktemp -d)" XDG_CONFIG_HOME="$(mktemp -d)" "$bin" compare --all --offline --quiet --format html >"$report" || status=$?
+if [ "$status" -ne 0 ]; then
+    echo "FAIL: aggregate compare --all --offline --format html exited $status"
+    exit 1
+fi
+profile="$(mktemp -d)"
+timeout 120 chromium --headless --no-sandbox --disable-gpu --hide-scrollbars --user-data-dir="$profile" \
+    --window-size=1280,2400 --screenshot="$png" "file://$report" >/dev/null 2>&1 || true
+python3 - "$png" <<'PY'
+import struct, sys, zlib
+path = sys.argv[1]
+try:
+    data = open(path, "rb").read()
+except OSError:
+    sys.exit(f"FAIL: chromium wrote no screenshot at {path}")
+if data[:8] != b"\x89PNG\r\n\x1a\n":
+    sys.exit(f"FAIL: {path} is not a PNG")
+width, height = struct.unpack(">II", data[16:24])
+# Decompress the image data and count distinct bytes: a blank or single-colour page has very few.
+chunks, offset = [], 8
+while offset < len(data):
+    length, kind = struct.unpack(">I4s", data[offset:offset + 8])
+    if kind == b"IDAT":
+        chunks.append(data[offset + 8:offset + 8 + length])
+    offset += 12 + length
+pixels = zlib.decompress(b"".join(chunks))
+distinct = len(set(pixels))
+if width < 800 or height < 800 or len(data) < 50_000 or distinct < 64:
+    sys.exit(f"FAIL: the screenshot looks trivial: {width}x{height}, {len(data)} bytes, {distinct} distinct byte values")
+print(f"ok   the HTML report renders: {width}x{height} PNG, {len(data)} bytes")
+PY
+echo "artifact: $png"
+echo "artifact: $report"

@@ -1,0 +1,23 @@
+# Sourced by .ci/run: installs the tools that some tests need and marks each one as required, so the tests that a
+# developer's machine may skip ("tmux is not installed ...") always run in CI. Each AGGREGATE_REQUIRE_<TOOL>=1 makes a
+# missing tool a test failure instead of a skip.
+apt_packages=()
+for tool in tmux zsh fish; do
+    command -v "$tool" >/dev/null 2>&1 || apt_packages+=("$tool")
+done
+command -v pgrep >/dev/null 2>&1 || apt_packages+=(procps)
+if [ "${#apt_packages[@]}" -gt 0 ]; then
+    echo "== installing ${apt_packages[*]} (for the terminal and shell-completion tests)"
+    apt-get update -qq && apt-get install -y -qq "${apt_packages[@]}" >/dev/null
+fi
+
+# Python's html5lib validates the compare command's HTML report; it lives in CI's venv (shared with the schema check).
+ci_venv="${TMPDIR:-/tmp}/aggregate-ci-venv"
+if [ ! -x "$ci_venv/bin/python" ]; then
+    python3 -m venv "$ci_venv"
+fi
+"$ci_venv/bin/pip" install --quiet --disable-pip-version-check "html5lib>=1.1"
+export AGGREGATE_PYTHON="$ci_venv/bin/python"
+
+export AGGREGATE_REQUIRE_TMUX=1 AGGREGATE_REQUIRE_PYTHON3=1 AGGREGATE_REQUIRE_BASH=1 AGGREGATE_REQUIRE_ZSH=1 \
+    AGGREGATE_REQUIRE_FISH=1 AGGREGATE_REQUIRE_PGREP=1 AGGREGATE_REQUIRE_HTML5LIB=1

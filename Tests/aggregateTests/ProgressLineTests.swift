@@ -1,0 +1,114 @@
+import AggregateCore
+import AggregateProviders
+import AggregateTestSupport
+import Foundation
+import Testing
+@testable import aggregate
+
+/// The progress line's logic with an injected clock, and once for real in a terminal (tmux).
+@Suite struct ProgressLineTests {
+    final class Recorder: @unchecked Sendable {
+        private let lock = NSLock()
+        private var writes: [String] = []
+        var now: TimeInterval = 100
+        func write(_ text: String) { lock.lock(); writes.append(text); lock.unlock() }
+        var all: [String] { lock.lock(); defer { lock.unlock() }; return writes }
+    }
+
+    func line(_ recorder: Recorder, enabled: Bool = true) -> ProgressLine {
+        ProgressLine(label: "tmdb", isEnabled: enabled, width: 60, clock: { recorder.now }, write: recorder.write)
+    }
+
+    @Test func appearsOnlyAfterASecondThenUpdatesInPlaceAndClearsAtTheEnd() {
+        let recorder = Recorder()
+        let progress = line(recorder)
+        progress.handle(FetchEvent(provider: "tmdb", kind: .fetchingPage(number: 1)))
+        progress.handle(FetchEvent(provider: "tmdb", kind: .response(status: 200, bytes: 2048, milliseconds: 5)))
+        recorder.now += 0.9
+        progress.tick()
+        #expect(recorder.all.isEmpty, "nothing within the first second")
+        recorder.now += 0.2
+        progress.handle(FetchEvent(provider: "tmdb", kind: .pageRead(pages: 1, items: 20)))
+        #expect(recorder.all == ["\r\u{1B}[2Ktmdb: fetching page 1 · 1 page · 20 items · 2.0 KiB · 1.1 s"])
+        progress.handle(FetchEvent(provider: "tmdb", kind: .fetchingPage(number: 2)))
+        progress.handle(FetchEvent(provider: "tmdb", kind: .response(status: 200, bytes: 1024, milliseconds: 5)))
+        recorder.now += 1
+        progress.tick()
+        #expect(recorder.all.last == "\r\u{1B}[2Ktmdb: fetching page 2 · 1 page · 20 items · 3.0 KiB · 2.1 s")
+        #expect(recorder.all.allSatisfy { !$0.contains("\n") }, "one line, redrawn in place")
+        progress.finish()
+        #expect(recorder.all.last == "\r\u{1B}[2K", "cleared before the results")
+        let count = recorder.all.count
+        progress.tick()
+        progress.update(pages: 9)
+        #expect(recorder.all.count == count, "nothing after finish")
+    }
+
+    @Test func aQuickRunShowsNothingAndADisabledLineNeverDraws() {
+        let quick = Recorder()
+        let progress = line(quick)
+        progress.update(phase: "reading", bytes: 10)
+        progress.finish()
+        #expect(quick.all.isEmpty)
+
+        let disabled = Recorder()
+        let off = line(disabled, enabled: false)
+        disabled.now += 5
+        off.update(phase: "parsing", bytes: 1 << 20)
+        off.tick()
+        off.finish()
+        #expect(disabled.all.isEmpty)
+    }
+
+    @Test func warningsPrintAboveTheLine() {
+        let recorder = Recorder()
+        let progress = line(recorder)
+        recorder.now += 2
+        progress.update(phase: "fetching page 4")
+        progress.printAbove { recorder.write("warning: tmdb: stopped paging\n") }
+        #expect(Array(recorder.all.suffix(3)) == ["\r\u{1B}[2K", "warning: tmdb: stopped paging\n", "\r\u{1B}[2Ktmdb: fetching page 4 · 2.0 s"])
+    }
+
+    @Test func theLineFitsTheWidth() {
+        let text = ProgressLine.text(label: "browse a-very-long-file-name.json", figures: .init(phase: "parsing", bytes: 300 << 20), elapsed: 12.34, width: 30)
+        #expect(TextLayout.width(text) <= 29)
+        #expect(ProgressLine.text(label: "x", figures: .init(pages: 1, items: 1), elapsed: 1, width: 80) == "x: 1 page · 1 item · 1.0 s")
+    }
+
+    @Test func notOnATerminalThereIsNoProgressLine() throws {
+        let sandbox = try LoopbackSandbox(faults: ["delay=600ms; times=3"])
+        let key = try #require(try ProviderRegistry(allProviders).require("tmdb").sandboxEnvironment["TMDB_API_KEY"])
+        let output = try Binary.run(
+            ["tmdb", "popular", "--limit", "45"], environment: ["TMDB_API_KEY": key, "AGGREGATE_TMDB_BASE_URL": sandbox.url + "/tmdb"])
+        #expect(output.status == 0)
+        #expect(output.stderr.isEmpty, "stderr is a pipe here: \(output.stderr)")
+    }
+
+    @Test(.requires(.tmux, .python3)) func aSlowMultiPageFetchShowsOneUpdatingLineInATerminal() throws {
+        let sandbox = try LoopbackSandbox(faults: ["delay=900ms"])
+        let key = try #require(try ProviderRegistry(allProviders).require("tmdb").sandboxEnvironment["TMDB_API_KEY"])
+        let session = try TmuxSession(
+            command: "env TMDB_API_KEY=\(key) AGGREGATE_TMDB_BASE_URL=\(sandbox.url)/tmdb \(Binary.url.path) tmdb popular --limit 45",
+            width: 100, height: 60)
+        defer { session.close() }
+        try session.waitForScreen { $0.contains { $0.hasPrefix("tmdb: fetching page") && $0.hasSuffix(" s") } }
+        let result = try session.waitForExit()
+        #expect(result.status == "0")
+        #expect(!result.screen.contains { $0.hasPrefix("tmdb: ") }, "the line is cleared before the results")
+        #expect(result.screen.filter { !$0.isEmpty }.count >= 45, "the results follow")
+
+        // With --quiet, nothing but the results reaches the terminal, checked on everything the pane received.
+        let log = FileManager.default.temporaryDirectory.appendingPathComponent("aggregate-quiet-\(UUID().uuidString).log").path
+        defer { try? FileManager.default.removeItem(atPath: log) }
+        let quiet = try TmuxSession(
+            command: "sleep 0.5; env TMDB_API_KEY=\(key) AGGREGATE_TMDB_BASE_URL=\(sandbox.url)/tmdb \(Binary.url.path) tmdb popular --limit 45 --quiet",
+            width: 100, height: 60)
+        defer { quiet.close() }
+        try quiet.record(to: log)
+        let quietResult = try quiet.waitForExit()
+        #expect(quietResult.status == "0")
+        let written = try String(contentsOfFile: log, encoding: .utf8)
+        #expect(written.contains("Parasite"), "the log caught the output")
+        #expect(!written.contains("fetching page"), "--quiet shows no progress")
+    }
+}
