@@ -3,7 +3,12 @@ import Foundation
 
 /// A Rails-style message board (`rails g scaffold Message name message message_date`): lists its
 /// `messages.json` and posts new messages to it as JSON. The one provider that writes.
-public struct MessageBoardProvider: Provider, ProviderTextView {
+public struct MessageBoardProvider: TypedProvider, ProviderTextView {
+    static let name = ParameterKey<String>("name", required: true, help: "Who is posting.")
+    static let message = ParameterKey<String>(
+        "message", required: true, valueName: "TEXT", readsStandardInputOnDash: true,
+        help: "The message; '-' reads it from standard input (UTF-8, several lines allowed; trailing line breaks are dropped).")
+
     public static let descriptor = ProviderDescriptor(
         name: "messageboard",
         displayName: "Message board",
@@ -15,19 +20,11 @@ public struct MessageBoardProvider: Provider, ProviderTextView {
         authStyle: "none (the board must accept JSON posts without a CSRF token)",
         paginationStyle: "none: one response holds every message",
         operations: [
-            ProviderOperation(
-                name: "list", summary: "The board's messages, newest first.", itemKind: "message"),
+            ProviderOperation(name: "list", summary: "The board's messages, newest first.", itemKind: "message"),
             ProviderOperation(
                 name: "post",
                 summary: "Posts a new message dated now (UTC) and shows it as the board saved it. Never retried automatically.",
-                itemKind: "message",
-                parameters: [
-                    Parameter("name", required: true, help: "Who is posting."),
-                    Parameter(
-                        "message", required: true, valueName: "TEXT", readsStandardInputOnDash: true,
-                        help: "The message; '-' reads it from standard input (UTF-8, several lines allowed; trailing line breaks are dropped)."),
-                ],
-                writes: true),
+                itemKind: "message", declaring: [name, message], writes: true),
         ],
         examples: [
             ProviderExample(["messageboard", "list"], "Every message on the sandbox board, newest first (the tutorial's list)."),
@@ -36,55 +33,52 @@ public struct MessageBoardProvider: Provider, ProviderTextView {
 
     public init() {}
 
-    /// The operations, by name.
-    enum Operation: String {
-        case list
-        case post
+    /// The message to post, as it will be sent.
+    public struct Plan: Sendable {
+        var message: String?
     }
 
-    private func operation(_ query: Query) -> Operation { Operation(rawValue: query.operation) ?? .list }
-
-    public func configure(_ query: inout Query) throws {
-        guard operation(query) == .post, let message = query.string("message") else { return }
-        // `echo hi | aggregate messageboard post --message -` reads "hi\n": the shell's line break is not part of it.
-        query.parameters["message"] = .string(MessageBoardRequests.droppingTrailingLineBreaks(message))
+    /// `echo hi | aggregate messageboard post --message -` reads "hi\n": the shell's line break is not part of it.
+    public func plan(for query: Query, credentials: Credentials) throws -> Plan {
+        Plan(message: query[Self.message].map(MessageBoardRequests.droppingTrailingLineBreaks))
     }
 
-    public func request(for query: Query, cursor: String?, remaining: Int) throws -> HTTPRequestSpec {
-        switch operation(query) {
-        case .list:
-            return MessageBoardRequests.list(baseURL: query.baseURL)
-        case .post:
-            guard let name = query.string("name"), let message = query.string("message") else {
+    public func echo(_ plan: Plan, into parameters: inout JSONObject) { parameters.set("message", plan.message.map(JSONValue.string)) }
+
+    public func operation(named name: String, plan: Plan) -> any APIOperation<Plan> { name == "post" ? Post() : List() }
+
+    /// `GET messages.json`.
+    struct List: APIOperation {
+        func request(_ call: Call<Plan>, cursor: String?, remaining: Int) throws -> HTTPRequestSpec {
+            MessageBoardRequests.list(baseURL: call.query.baseURL)
+        }
+
+        func normalize(_ response: HTTPResponse, _ call: Call<Plan>) throws -> Page { try MessageBoardNormalizer.list(response.json()) }
+
+        func error(for response: HTTPResponse, _ call: Call<Plan>) -> AggregateError? { MessageBoardErrors.listFailed(response) }
+    }
+
+    /// `POST messages.json`: a write, never retried.
+    struct Post: APIOperation {
+        func request(_ call: Call<Plan>, cursor: String?, remaining: Int) throws -> HTTPRequestSpec {
+            guard let name = call[MessageBoardProvider.name], let message = call.plan.message else {
                 throw AggregateError(.usage, "post needs --name and --message")
             }
-            return MessageBoardRequests.post(baseURL: query.baseURL, name: name, message: message, date: query.now)
+            return MessageBoardRequests.post(baseURL: call.query.baseURL, name: name, message: message, date: call.query.now)
         }
-    }
 
-    public func normalize(_ page: RawPage, for query: Query) throws -> Page {
-        switch operation(query) {
-        case .list: return try MessageBoardNormalizer.list(page.json())
-        case .post: return try MessageBoardNormalizer.saved(page, query: query)
+        func normalize(_ response: HTTPResponse, _ call: Call<Plan>) throws -> Page {
+            try MessageBoardNormalizer.saved(response, query: call.query)
         }
-    }
 
-    public func error(for response: HTTPResponse, query: Query) -> AggregateError {
-        switch operation(query) {
-        case .list: return MessageBoardErrors.listFailed(response)
-        case .post: return MessageBoardErrors.postFailed(response)
-        }
-    }
+        func error(for response: HTTPResponse, _ call: Call<Plan>) -> AggregateError? { MessageBoardErrors.postFailed(response) }
 
-    public func interruptedWriteOutcome(for query: Query) -> String { "the message may or may not have been saved" }
+        var interruptedWriteOutcome: String { "the message may or may not have been saved" }
+    }
 
     public func renderText(_ result: ProviderResult, style: TextStyle) -> String {
-        switch Operation(rawValue: result.operation) ?? .list {
-        case .list:
-            return result.items.map { MessageBoardText.line(for: $0, style: style) }.joined()
-        case .post:
-            return result.items.map { MessageBoardText.saved($0, style: style) }.joined()
-        }
+        let post = result.operation == "post"
+        return result.items.map { post ? MessageBoardText.saved($0, style: style) : MessageBoardText.line(for: $0, style: style) }.joined()
     }
 }
 
