@@ -6,7 +6,7 @@ import Foundation
 ///
 /// Public loan data needs no credentials. `KIVA_APP_ID` is optional: REST v1 sends it as `app_id=` and grants
 /// registered applications a higher rate limit.
-public struct KivaProvider: TypedProvider, ProviderTextView {
+public struct KivaProvider: Provider, ProviderTextView {
     static let api = ParameterKey<KivaAPI>(
         "api", default: KivaAPI.graphql.rawValue, valueName: "API", help: "Which API to call: Kiva's current GraphQL API, or the legacy REST API v1.")
     static let text = ParameterKey<String>("query", valueName: "TEXT", help: "Words to look for in the loans (GraphQL queryString, REST q=).")

@@ -3,7 +3,7 @@ import Foundation
 
 /// Meetup groups near a location, from the legacy REST API v2 (the original tutorials' API) or the current
 /// GraphQL API (`gql-ext`).
-public struct MeetupProvider: TypedProvider, ProviderTextView {
+public struct MeetupProvider: Provider, ProviderTextView {
     static let lat = ParameterKey<Double>("lat", type: .number(-90...90), required: true, valueName: "DEGREES", help: "Latitude of the point.")
     static let lon = ParameterKey<Double>("lon", type: .number(-180...180), required: true, valueName: "DEGREES", help: "Longitude of the point.")
     static let radius = ParameterKey<Double>("radius", type: .number(0...100), default: "25", valueName: "MILES", help: "Search radius in miles.")

@@ -3,7 +3,7 @@ import Foundation
 
 /// A Rails-style message board (`rails g scaffold Message name message message_date`): lists its
 /// `messages.json` and posts new messages to it as JSON. The one provider that writes.
-public struct MessageBoardProvider: TypedProvider, ProviderTextView {
+public struct MessageBoardProvider: Provider, ProviderTextView {
     static let name = ParameterKey<String>("name", required: true, help: "Who is posting.")
     static let message = ParameterKey<String>(
         "message", required: true, valueName: "TEXT", readsStandardInputOnDash: true,

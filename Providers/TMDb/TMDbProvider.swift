@@ -3,7 +3,7 @@ import Foundation
 
 /// Movies from The Movie Database (TMDb) API v3: title search, the popular list, and one movie with its
 /// director(s) and cast.
-public struct TMDbProvider: TypedProvider, ProviderTextView {
+public struct TMDbProvider: Provider, ProviderTextView {
     static let title = ParameterKey<String>("query", style: .positional, required: true, valueName: "TITLE", help: "Words of the title, e.g. \"the amazing spider-man\".")
     static let year = ParameterKey<Int>("year", type: .integer(1870...2100), valueName: "YEAR", help: "Only movies released in this year.")
     static let id = ParameterKey<Int>("id", style: .positional, type: .integer(1...999_999_999), required: true, valueName: "ID", help: "TMDb's movie id, e.g. 1930.")

@@ -3,7 +3,7 @@ public import Foundation
 
 /// A user's most recent posts on X (formerly Twitter), from API v2 (the default) or the legacy v1.1
 /// `statuses/user_timeline` that the original tutorial used.
-public struct TwitterProvider: TypedProvider, ProviderTextView {
+public struct TwitterProvider: Provider, ProviderTextView {
     static let username = ParameterKey<String>(
         "username", style: .positional, required: true, valueName: "USERNAME",
         help: "The account's handle: 1–15 letters, digits or underscores; a leading @ is accepted.")

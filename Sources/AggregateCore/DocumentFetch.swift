@@ -28,22 +28,21 @@ struct DocumentSource: Provider {
         operations: [ProviderOperation(name: "get", summary: "Fetch the document at the URL.", itemKind: "document")],
         examples: [])
 
-    func request(for query: Query, cursor: String?, remaining: Int) throws -> HTTPRequestSpec {
-        HTTPRequestSpec(url: query.baseURL, headers: ["Accept": "application/json"])
+    func operation(named name: String, plan: Void) -> any APIOperation<Void> { Get() }
+
+    /// The document at the base URL.
+    struct Get: APIOperation {
+        func request(_ call: Call<Void>, cursor: String?, remaining: Int) throws -> HTTPRequestSpec {
+            HTTPRequestSpec(url: call.query.baseURL, headers: ["Accept": "application/json"])
+        }
+
+        func normalize(_ page: HTTPResponse, _ call: Call<Void>) throws -> Page { Page(items: []) }
     }
 
-    func normalize(_ page: RawPage, for query: Query) throws -> Page { Page(items: []) }
-
-    func error(for response: HTTPResponse, query: Query) -> AggregateError {
+    func error(for response: HTTPResponse, call: Call<Void>) -> AggregateError {
         let what = response.looksLikeHTML ? "an HTML page" : response.body.isEmpty ? "an empty body" : "\"\(response.excerpt(limit: 80))\""
-        let kind: AggregateError.Kind
-        switch response.status {
-        case 401, 403: kind = .auth
-        case 404, 410: kind = .notFound
-        case 429: kind = .rateLimited
-        default: kind = .http
-        }
-        return AggregateError(kind, "\(query.baseURL.redactedForDisplay) answered HTTP \(response.status) with \(what)", httpStatus: response.status)
+        let kind = response.status == 410 ? .notFound : APIErrorKit.kind(forStatus: response.status)
+        return AggregateError(kind, "\(call.query.baseURL.redactedForDisplay) answered HTTP \(response.status) with \(what)", httpStatus: response.status)
     }
 
     static func sandboxResponse(for request: SandboxRequest, context: SandboxContext) -> SandboxResponse? { nil }

@@ -4,11 +4,11 @@ import Foundation
 import Testing
 
 /// A provider for fetch-layer tests: `GET {base}/items?cursor=` answering `{"items": [ids], "next": cursor|null}`,
-/// or numbered pages when `state["numbered"]` is set.
+/// or numbered pages when the body has `totalPages`.
 struct PagerProvider: Provider {
     static let descriptor = ProviderDescriptor(
         name: "pager", displayName: "Pager", summary: "Test pages.", docsURL: "https://example.com/docs",
-        defaultBaseURL: "https://api.example.com", auth: [AuthVariable("PAGER_TOKEN", usage: "bearer")],
+        defaultBaseURL: "https://api.example.com", auth: [AuthVariable("PAGER_TOKEN", usage: "bearer", sent: .bearer, required: true)],
         authStyle: "bearer", paginationStyle: "cursor",
         operations: [
             ProviderOperation(name: "list", summary: "List.", itemKind: "thing"),
@@ -18,30 +18,26 @@ struct PagerProvider: Provider {
     static let sandboxEnvironment: [String: String] = [:]
     static func sandboxResponse(for request: SandboxRequest, context: SandboxContext) -> SandboxResponse? { nil }
 
-    func configure(_ query: inout Query) throws {
-        guard query.environmentValue("PAGER_TOKEN") != nil else {
-            throw AggregateError(.config, "set PAGER_TOKEN or use --offline")
-        }
-    }
+    func operation(named name: String, plan: Void) -> any APIOperation<Void> { Items(writes: name == "write") }
 
-    func request(for query: Query, cursor: String?, remaining: Int) throws -> HTTPRequestSpec {
-        let url = query.baseURL.appendingEndpoint("/items").appendingQuery(cursor.map { [("cursor", $0)] } ?? [])
-        let credential = query.environmentValue("PAGER_TOKEN").map(Credential.bearer)
-        if query.operation == "write" {
-            return .postJSON(url: url, body: ["x": 1], isIdempotent: false, credential: credential)
-        }
-        return HTTPRequestSpec(url: url, credential: credential)
-    }
+    struct Items: APIOperation {
+        let writes: Bool
 
-    func normalize(_ page: RawPage, for query: Query) throws -> Page {
-        let json = try page.json()
-        let items = (json["items"]?.array ?? []).compactMap(\.idString).map {
-            Item(provider: "pager", kind: "thing", id: $0, title: "Item \($0)")
+        func request(_ call: Call<Void>, cursor: String?, remaining: Int) throws -> HTTPRequestSpec {
+            let url = call.url("/items", [("cursor", cursor)])
+            return writes ? .postJSON(url: url, body: ["x": 1], isIdempotent: false) : HTTPRequestSpec(url: url)
         }
-        if let total = json["totalPages"]?.int, let current = json["page"]?.int {
-            return Page(items: items, next: .numberedPages(current: current, total: total, pageSize: json["pageSize"]?.int ?? 2), totalCount: json["total"]?.int)
+
+        func normalize(_ page: HTTPResponse, _ call: Call<Void>) throws -> Page {
+            let json = try page.json()
+            let items = (json["items"]?.array ?? []).compactMap(\.idString).map {
+                Item(provider: "pager", kind: "thing", id: $0, title: "Item \($0)")
+            }
+            if let total = json["totalPages"]?.int, let current = json["page"]?.int {
+                return Page(items: items, next: .numberedPages(current: current, total: total, pageSize: json["pageSize"]?.int ?? 2), totalCount: json["total"]?.int)
+            }
+            return Page(items: items, next: json["next"]?.string.map(Page.Next.cursor), totalCount: json["total"]?.int)
         }
-        return Page(items: items, next: json["next"]?.string.map(Page.Next.cursor), totalCount: json["total"]?.int)
     }
 }
 

@@ -62,11 +62,12 @@ struct EchoTestProvider: Provider {
         return .json(["message": "testapi rate limit exceeded", "code": .int(429)], status: 429)
     }
 
-    func request(for query: Query, cursor: String?, remaining: Int) throws -> HTTPRequestSpec {
-        HTTPRequestSpec(url: query.baseURL.appendingEndpoint("/echo"))
-    }
+    func operation(named name: String, plan: Void) -> any APIOperation<Void> { Echo() }
 
-    func normalize(_ page: RawPage, for query: Query) throws -> Page { Page(items: []) }
+    struct Echo: APIOperation {
+        func request(_ call: Call<Void>, cursor: String?, remaining: Int) throws -> HTTPRequestSpec { HTTPRequestSpec(url: call.url("/echo")) }
+        func normalize(_ page: HTTPResponse, _ call: Call<Void>) throws -> Page { Page(items: []) }
+    }
 }
 
 // MARK: - Servers

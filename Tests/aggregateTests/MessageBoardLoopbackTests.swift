@@ -192,11 +192,13 @@ struct RecordingBoard: Provider {
         return MessageBoardProvider.sandboxResponse(for: request, context: context)
     }
 
-    func request(for query: Query, cursor: String?, remaining: Int) throws -> HTTPRequestSpec {
-        try MessageBoardProvider().request(for: query, cursor: cursor, remaining: remaining)
+    func plan(for query: Query, credentials: Credentials) throws -> MessageBoardProvider.Plan {
+        try MessageBoardProvider().plan(for: query, credentials: credentials)
     }
 
-    func normalize(_ page: RawPage, for query: Query) throws -> Page { try MessageBoardProvider().normalize(page, for: query) }
+    func operation(named name: String, plan: MessageBoardProvider.Plan) -> any APIOperation<MessageBoardProvider.Plan> {
+        MessageBoardProvider().operation(named: name, plan: plan)
+    }
 
     private final class Recorded: @unchecked Sendable {
         private let lock = NSLock()

@@ -4,7 +4,7 @@ public import Foundation
 public struct Call<Plan: Sendable>: Sendable {
     /// The validated query (parameters, limit, base URL, source, clock).
     public var query: Query
-    /// What ``TypedProvider/plan(for:credentials:)`` chose and ``TypedProvider/resolve(_:for:using:)`` looked up.
+    /// What ``Provider/plan(for:credentials:)`` chose and ``Provider/resolve(_:for:using:)`` looked up.
     public var plan: Plan
     /// The credential the core attaches to requests toward the provider's origin, if any.
     public var credential: ResolvedCredential?
@@ -55,16 +55,33 @@ extension APIOperation {
     public var interruptedWriteOutcome: String { "it may or may not have taken effect" }
 }
 
-/// A provider written on the SDK: a descriptor with declared credentials and typed parameters, a typed plan
-/// chosen once per run, and its operations as values. The core does the rest: it reads only the declared
-/// credentials, reports them missing in the one standard error, attaches the chosen one to requests toward the
-/// provider's origin, and hands every stage the typed ``Call``.
+/// A source of items: one public JSON API, as a small, typed, declarative unit.
+///
+/// The provider declares; the core runs. The static ``descriptor`` declares the operations, their typed
+/// parameters (``ParameterKey``) and the credentials (``AuthVariable``: the variable, how it is sent, whether it is
+/// required). The core reads only the declared variables, reports them missing in the one standard error (exit 78),
+/// and attaches the chosen credential to requests toward the provider's own origin. The provider supplies:
+/// 1. ``plan(for:credentials:)``: a typed plan for the run (API variant, checked values); no network;
+/// 2. ``resolve(_:for:using:)``: lookups before the first page (default: none);
+/// 3. ``operation(named:plan:)``: the operation (or API variant) that builds each page's request and normalizes
+///    its response (``APIOperation``);
+/// 4. ``error(for:call:)``: its reading of unsuccessful responses (default: ``APIErrorKit``).
+/// Text views are optional (``ProviderTextView``); the emulator is separate (``SandboxProviding``).
 ///
 /// ## Implementation requirements
-/// - A value type without stored state; `normalize` is pure.
-/// - Read parameters through ``ParameterKey``s (`call[Self.lat]`), never by string name.
-/// - Every descriptor example runs offline (`ProviderExampleTests`).
-public protocol TypedProvider: Provider {
+/// - Be a value type with no stored state and no globals: one instance may serve concurrent runs.
+/// - Read parameters through ``ParameterKey``s (`call[Self.lat]`), never by string name; keep run choices in the plan.
+/// - `normalize` is a pure function of the response and the call: no network, no clock, no environment.
+/// - Every example in the descriptor must run offline; the shared test `ProviderExampleTests` runs them all.
+///
+/// `docs/adding-a-provider.md` walks through a complete provider.
+public protocol Provider: SandboxProviding {
+    /// What the provider is and can do.
+    static var descriptor: ProviderDescriptor { get }
+
+    /// Creates the provider.
+    init()
+
     /// What a run decided before the first request: an API variant, looked-up ids. Never credentials.
     associatedtype Plan: Sendable = Void
 
@@ -86,13 +103,17 @@ public protocol TypedProvider: Provider {
 
     /// The provider's reading of an unsuccessful response, after the operation's (default: the error kit's).
     func error(for response: HTTPResponse, call: Call<Plan>) -> AggregateError
+
+    /// How long the API asks us to wait before retrying `response`, if it says so in its own way.
+    /// The default reads `Retry-After`.
+    func retryDelay(for response: HTTPResponse, now: Date) -> TimeInterval?
 }
 
-extension TypedProvider where Plan == Void {
+extension Provider where Plan == Void {
     public func plan(for query: Query, credentials: Credentials) throws {}
 }
 
-extension TypedProvider {
+extension Provider {
     public func resolve(_ plan: inout Plan, for query: Query, using client: FetchClient) async throws {}
 
     public func credential(for plan: Plan, from credentials: Credentials) -> ResolvedCredential? { credentials.first }
@@ -103,7 +124,10 @@ extension TypedProvider {
         APIErrorKit.standard(for: response, descriptor: Self.descriptor)
     }
 
-    // MARK: The core's side of the stages
+    // MARK: The core's side of the stages (what the fetch layer calls)
+
+    /// Hands the provider only its declared variables, asks for the plan, and stops with the standard
+    /// missing-credentials error when a credential is required and none is set.
 
     public func configure(_ query: inout Query) throws {
         query.environment = Self.descriptor.declaredEnvironment(from: query.environment)
@@ -116,6 +140,7 @@ extension TypedProvider {
         query.plan = plan
     }
 
+    /// Runs ``resolve(_:for:using:)`` with a client that attaches the run's credential.
     public func resolve(_ query: inout Query, using client: FetchClient) async throws {
         var call = try self.call(for: query)
         let credential = call.credential?.credential
@@ -128,6 +153,7 @@ extension TypedProvider {
         query.plan = call.plan
     }
 
+    /// The request for the page at `cursor`, with the run's credential.
     public func request(for query: Query, cursor: String?, remaining: Int) throws -> HTTPRequestSpec {
         let call = try self.call(for: query)
         var spec = try operation(named: query.operation, plan: call.plan).request(call, cursor: cursor, remaining: remaining)
@@ -135,16 +161,19 @@ extension TypedProvider {
         return spec
     }
 
+    /// One successful response read by the query's operation.
     public func normalize(_ page: RawPage, for query: Query) throws -> Page {
         let call = try self.call(for: query)
         return try operation(named: query.operation, plan: call.plan).normalize(page, call)
     }
 
+    /// The operation's reading of an unsuccessful response, else the provider's.
     public func error(for response: HTTPResponse, query: Query) -> AggregateError {
         guard let call = try? self.call(for: query) else { return APIErrorKit.standard(for: response, descriptor: Self.descriptor) }
         return operation(named: query.operation, plan: call.plan).error(for: response, call) ?? error(for: response, call: call)
     }
 
+    /// The operation's wording for a write that got no answer.
     public func interruptedWriteOutcome(for query: Query) -> String {
         guard let call = try? self.call(for: query) else { return "it may or may not have taken effect" }
         return operation(named: query.operation, plan: call.plan).interruptedWriteOutcome
