@@ -10,6 +10,9 @@ extension KivaProvider {
     /// Kiva's public data needs no credentials, and `--offline` sends no app id.
     public static let sandboxEnvironment: [String: String] = [:]
 
+    /// REST v1 and GraphQL, at the sandbox's root.
+    public static let sandboxPaths: [SandboxPathPattern] = ["/v1/**", "/graphql"]
+
     public static func sandboxResponse(for request: SandboxRequest, context: SandboxContext) -> SandboxResponse? {
         let path = request.path
         guard path == "/graphql" || path.hasPrefix("/v1/") else { return nil }

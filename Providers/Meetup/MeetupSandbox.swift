@@ -10,6 +10,9 @@ extension MeetupProvider {
         "MEETUP_TOKEN": "sandbox-meetup-token",
     ]
 
+    /// API v2's groups and the GraphQL endpoints, at the sandbox's root.
+    public static let sandboxPaths: [SandboxPathPattern] = ["/2/groups", "/2/groups.json", "/gql-ext", "/gql"]
+
     public static func sandboxResponse(for request: SandboxRequest, context: SandboxContext) -> SandboxResponse? {
         switch (request.method, request.path) {
         case ("GET", "/2/groups"), ("GET", "/2/groups.json"): return MeetupSandbox.v2Groups(request, context: context)

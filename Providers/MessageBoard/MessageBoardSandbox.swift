@@ -16,6 +16,9 @@ extension MessageBoardProvider {
     /// The board needs no credentials.
     public static let sandboxEnvironment: [String: String] = [:]
 
+    /// The scaffold's routes, at the sandbox's root.
+    public static let sandboxPaths: [SandboxPathPattern] = ["/messages", "/messages.json", "/messages/*"]
+
     public static func sandboxResponse(for request: SandboxRequest, context: SandboxContext) -> SandboxResponse? {
         guard let route = MessageBoardSandbox.Route(path: request.path) else { return nil }
         return MessageBoardSandbox(request: request, context: context).respond(to: route)

@@ -181,6 +181,7 @@ import Testing
 struct RecordingBoard: Provider {
     static let descriptor = MessageBoardProvider.descriptor
     static let sandboxEnvironment: [String: String] = [:]
+    static let sandboxPaths = MessageBoardProvider.sandboxPaths
     private static let recorded = Recorded()
 
     init() {}
