@@ -9,6 +9,7 @@ struct CommonOptions: Sendable, Equatable {
     var offline = false
     var baseURL: String?
     var timeout: TimeInterval = 15
+    var allowHTTP = false
     var verbose = false
     var quiet = false
     var raw = false
@@ -18,8 +19,9 @@ struct CommonOptions: Sendable, Equatable {
         OptionSpec("limit", valueName: "N", help: "The most items to return (default: 20)."),
         OptionSpec("format", valueName: "FORMAT", help: "Output format: text, json, ndjson, csv or markdown (default: text)."),
         OptionSpec("offline", arity: .flag, help: "Answer from the bundled sandbox data: no network, no credentials."),
-        OptionSpec("base-url", valueName: "URL", help: "Send requests to this server instead of the API (https, or http for loopback)."),
+        OptionSpec("base-url", valueName: "URL", help: "Send requests to this server instead of the API (https, or http for this machine)."),
         OptionSpec("timeout", valueName: "SECONDS", help: "The most time one request may take (default: 15)."),
+        OptionSpec("allow-http", arity: .flag, help: "Allow plain http:// to hosts other than this machine (with a warning)."),
         OptionSpec("verbose", arity: .flag, help: "Trace requests, responses and retries on stderr (secrets redacted)."),
         OptionSpec("quiet", arity: .flag, help: "Print no notes or progress on stderr (errors are still printed)."),
         OptionSpec("raw", arity: .flag, help: "Print the raw response body instead (several pages as a JSON array)."),
@@ -33,6 +35,7 @@ struct CommonOptions: Sendable, Equatable {
         verbose = parsed.has("verbose")
         quiet = parsed.has("quiet")
         raw = parsed.has("raw")
+        allowHTTP = parsed.has("allow-http")
         baseURL = parsed.value("base-url")
         if let text = parsed.value("limit") {
             guard let value = Int(text), (1...10_000).contains(value) else {

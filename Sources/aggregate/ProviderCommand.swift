@@ -121,7 +121,7 @@ struct InvocationRunner: Sendable {
         let offline = invocation.common.offline
         let baseURL = offline
             ? Self.offlineBaseURL(for: descriptor.name)
-            : try descriptor.baseURL(override: invocation.common.baseURL, environment: context.environment)
+            : try descriptor.baseURL(override: invocation.common.baseURL, environment: context.environment, allowHTTP: invocation.common.allowHTTP)
         var query = Query(
             provider: descriptor.name, operation: invocation.operation.name, parameters: invocation.parameters,
             limit: invocation.common.limit, baseURL: baseURL,
@@ -132,7 +132,8 @@ struct InvocationRunner: Sendable {
 
     /// The fetcher for `invocation`: the sandbox in-process when offline, the network otherwise.
     func fetcher(for invocation: ProviderInvocation, cache: RunCache, transport: (any HTTPTransport)? = nil) -> Fetcher {
-        let options = FetchOptions(timeout: invocation.common.timeout, events: events)
+        var options = FetchOptions(timeout: invocation.common.timeout, events: events)
+        options.allowHTTP = invocation.common.allowHTTP
         if invocation.common.offline {
             let store = SandboxStore(directory: context.dataDirectory)
             return Fetcher(transport: SandboxTransport(registry: context.registry, store: store), options: options, source: .offline, cache: cache)
