@@ -241,7 +241,20 @@ enum ProviderCommand {
             }
             let style = TextStyle(width: context.terminal.width, color: context.terminal.colorOnStdout)
             console.out(invocation.provider.init().renderText(result, style: style))
+            if !invocation.common.quiet, let note = cutAtDefaultLimitNote(result, common: invocation.common) {
+                console.err("note: \(result.provider): \(note)\n")
+            }
         }
+    }
+
+    /// Says so when a text view stopped at the default limit and more items exist, so a short list is never
+    /// mistaken for the whole: `showing 20 of 27; use --limit to see more`.
+    static func cutAtDefaultLimitNote(_ result: ProviderResult, common: CommonOptions) -> String? {
+        guard !common.limitIsExplicit, result.items.count >= common.limit else { return nil }
+        if let total = result.meta.totalCount {
+            return total > result.items.count ? "showing \(result.items.count) of \(total); use --limit to see more" : nil
+        }
+        return result.meta.nextCursor != nil ? "showing the first \(result.items.count); more exist; use --limit to see more" : nil
     }
 }
 
