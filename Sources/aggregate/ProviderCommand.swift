@@ -13,7 +13,7 @@ struct ProviderInvocation: Sendable {
     /// Parses the arguments after `aggregate`: the provider's name first.
     /// - Parameter standardInput: reads standard input, for parameters that take `-` to mean stdin.
     static func parse(
-        _ arguments: [String], registry: ProviderRegistry, standardInput: () -> String? = { nil }
+        _ arguments: [String], registry: ProviderRegistry, standardInput: () -> Data? = { nil }
     ) throws(AggregateError) -> ProviderInvocation {
         guard let first = arguments.first else { throw AggregateError(.usage, "missing provider name") }
         let provider = try registry.require(first)
@@ -54,8 +54,13 @@ struct ProviderInvocation: Sendable {
             case .flag: text = parsed.has(parameter.name) ? "true" : nil
             }
             if parameter.readsStandardInputOnDash, text == "-" {
-                guard let input = standardInput() else {
+                guard let bytes = standardInput() else {
                     throw AggregateError(.usage, "--\(parameter.name) - reads standard input, but nothing could be read", provider: descriptor.name)
+                }
+                guard let input = String(data: bytes, encoding: .utf8) else {
+                    throw AggregateError(
+                        .invalidInput, "--\(parameter.name) - read standard input, but it is not UTF-8 text; convert it first (e.g. with iconv)",
+                        provider: descriptor.name)
                 }
                 text = input
             }
@@ -91,11 +96,8 @@ struct Context: Sendable {
     var dataDirectory: URL
     /// The live transport (tests may inject another).
     var makeTransport: @Sendable () -> any HTTPTransport = { URLSessionTransport() }
-    /// Reads all of standard input.
-    var readStandardInput: @Sendable () -> String? = {
-        let data = FileHandle.standardInput.readDataToEndOfFile()
-        return String(data: data, encoding: .utf8)
-    }
+    /// Reads all of standard input, as bytes: the caller decides what text encoding they must be in.
+    var readStandardInput: @Sendable () -> Data? = { FileHandle.standardInput.readDataToEndOfFile() }
 
     /// The sandbox data directory: `$XDG_DATA_HOME/aggregate/sandbox`, else `~/.local/share/aggregate/sandbox`.
     static func defaultDataDirectory(environment: [String: String]) -> URL {

@@ -43,3 +43,35 @@ import Testing
         #expect(output.stderr.split(separator: "\n").map(String.init).contains(note), "\(output.stderr)")
     }
 }
+
+/// Standard input for `--message -` must be UTF-8 text.
+@Suite struct StandardInputEncodingTests {
+    @Test(arguments: [Data([0x48, 0xE9, 0x6C, 0x6C, 0x6F]), Data([0xFF, 0xFE, 0x41, 0x00]), Data([0x61, 0xC3])])
+    func bytesThatAreNotUTF8AreNamedSo(_ bytes: Data) async {
+        var harness = CLIHarness()
+        harness.stdinBytes = bytes
+        let output = await harness.run(["messageboard", "post", "--offline", "--name", "Ana", "--message", "-"])
+        #expect(output.code == .dataError)
+        #expect(output.stderr == "Error: messageboard: --message - read standard input, but it is not UTF-8 text; convert it first (e.g. with iconv)\n")
+        #expect(output.stdout.isEmpty)
+    }
+
+    @Test func utf8IsRead() async {
+        var harness = CLIHarness()
+        harness.stdinBytes = Data("Grüße aus Köln".utf8)
+        let output = await harness.run(["messageboard", "post", "--offline", "--name", "Ana", "--message", "-", "--quiet"])
+        #expect(output.code == .success)
+        #expect(output.stdout.contains("Grüße aus Köln"))
+    }
+}
+
+/// The board's timestamps keep the precision it sent.
+@Suite struct TimestampPrecisionTests {
+    @Test(arguments: [
+        ("2024-05-01T10:15:30.302Z", "2024-05-01T10:15:30.302Z"), ("2024-05-01T12:15:30.302+02:00", "2024-05-01T10:15:30.302Z"),
+        ("2024-05-01T10:15:30Z", "2024-05-01T10:15:30Z"), ("2024-05-01T10:15:30.000Z", "2024-05-01T10:15:30.000Z"),
+    ])
+    func utcStringsKeepTheGivenPrecision(_ given: String, _ expected: String) {
+        #expect(ISO8601.utcString(keepingPrecisionOf: given) == expected)
+    }
+}
