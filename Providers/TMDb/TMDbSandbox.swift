@@ -75,6 +75,7 @@ enum TMDbSandbox {
         }
         if route == .unknown { return notFound() }
         if let rejection = authenticate(request) { return rejection }
+        if let rejection = TMDbParameterRules.check(request, route: route) { return rejection }
         switch route {
         case .configuration: return .json(configuration, headers: headers)
         case .searchMovie: return search(request)
