@@ -8,12 +8,10 @@ import Testing
 /// Which servers a provider can reach: IPv6 loopback, the wildcard addresses servers print, and plain http to
 /// other hosts only with `--allow-http`.
 @Suite struct HostReachabilityTests {
-    /// The provider's first example against a live sandbox at `baseURL`, with the sandbox's credentials.
+    /// The provider's first example against a live sandbox at `--base-url baseURL`, with the sandbox's credentials.
     func runFirstExample(of provider: any Provider.Type, baseURL: String) async -> CLIHarness.Output {
-        let descriptor = provider.descriptor
-        var environment = provider.sandboxEnvironment
-        environment[descriptor.baseURLVariable] = baseURL
-        return await CLIHarness(environment: environment).run(descriptor.examples[0].arguments + ["--quiet"])
+        await CLIHarness(environment: provider.sandboxEnvironment)
+            .run(provider.descriptor.examples[0].arguments + ["--base-url", baseURL, "--quiet"])
     }
 
     @Test(arguments: allProviders.map { $0.descriptor.name })
