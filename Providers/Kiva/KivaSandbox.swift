@@ -135,7 +135,9 @@ enum KivaSandbox {
         return .object(object)
     }
 
-    static let restSorts = ["newest", "oldest", "loan_amount", "expiration", "amount_remaining", "popularity"]
+    /// The documented `sort_by` values; the sandbox has no repayment terms, so
+    /// `repayment_term` sorts by newest, as GraphQL's `repaymentTerm` does here.
+    static let restSorts = ["newest", "oldest", "loan_amount", "expiration", "amount_remaining", "popularity", "repayment_term"]
 
     static func sorted(_ loans: [JSONValue], by order: String) -> [JSONValue] {
         func posted(_ loan: JSONValue) -> String { loan["posted_date"]?.string ?? "" }

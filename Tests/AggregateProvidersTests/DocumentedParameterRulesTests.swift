@@ -58,6 +58,7 @@ import Testing
         #expect(try kiva([("region", "af")]).status == 200)
         #expect(try kiva([("country_code", "KE,ug")]).status == 200)
         #expect(try kiva([("region", "af"), ("unknown_parameter", "1")]).status == 200)
+        #expect(try kiva([("sort_by", "repayment_term")]).status == 200, "a documented sort_by value")
     }
 
     // MARK: Meetup v2: the catch-all 400 with details.
