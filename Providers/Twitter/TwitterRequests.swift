@@ -3,8 +3,9 @@ import Foundation
 
 /// Builds the requests; the bearer token travels as the request's credential, never in the URL or headers.
 enum TwitterRequests {
-    /// The tweet fields every v2 timeline request asks for.
-    static let tweetFields = "created_at,public_metrics,lang,entities,referenced_tweets,in_reply_to_user_id"
+    /// The tweet fields every v2 timeline request asks for: each one the normalizer reads (`author_id` too, which
+    /// X sends only when asked).
+    static let tweetFields = "author_id,created_at,public_metrics,lang,entities,referenced_tweets,in_reply_to_user_id"
 
     static func credential(_ query: Query) -> Credential? { TwitterProvider.bearerToken(query).map(Credential.bearer) }
 
