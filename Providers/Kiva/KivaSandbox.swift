@@ -10,6 +10,9 @@ extension KivaProvider {
     /// Kiva's public data needs no credentials, and `--offline` sends no app id.
     public static let sandboxEnvironment: [String: String] = [:]
 
+    /// REST v1 and GraphQL, at the sandbox's root.
+    public static let sandboxPaths: [SandboxPathPattern] = ["/v1/**", "/graphql"]
+
     public static func sandboxResponse(for request: SandboxRequest, context: SandboxContext) -> SandboxResponse? {
         let path = request.path
         guard path == "/graphql" || path.hasPrefix("/v1/") else { return nil }
@@ -60,6 +63,7 @@ enum KivaSandbox {
         if let sectors = list(request.queryValue("sector")) {
             matches = matches.filter { sectors.contains(fold($0["sector"]?.string ?? "")) }
         }
+        if let rejection = KivaSandbox.checkDocumentedValues(request) { return rejection }
         if let codes = list(request.queryValue("country_code")) {
             matches = matches.filter { codes.contains(fold(countryCode(of: $0) ?? "")) }
         }
@@ -131,7 +135,9 @@ enum KivaSandbox {
         return .object(object)
     }
 
-    static let restSorts = ["newest", "oldest", "loan_amount", "expiration", "amount_remaining", "popularity"]
+    /// The documented `sort_by` values; the sandbox has no repayment terms, so
+    /// `repayment_term` sorts by newest, as GraphQL's `repaymentTerm` does here.
+    static let restSorts = ["newest", "oldest", "loan_amount", "expiration", "amount_remaining", "popularity", "repayment_term"]
 
     static func sorted(_ loans: [JSONValue], by order: String) -> [JSONValue] {
         func posted(_ loan: JSONValue) -> String { loan["posted_date"]?.string ?? "" }
@@ -418,6 +424,25 @@ enum KivaSandbox {
     }
 
     /// A comma-separated parameter as folded words, or `nil` when absent or blank.
+    /// The region codes Kiva documents for `loans/search` (na, ca, sa, af, as, me, ee), and Oceania, whose loans
+    /// the bundled catalogue has.
+    static let restRegions: Set = ["na", "ca", "sa", "af", "as", "me", "ee", "oc"]
+
+    /// A 400 in Kiva's error shape for a `region` outside the documented codes or a `country_code` that is not an
+    /// ISO 3166-1 alpha-2 code (the values Kiva documents); `nil` when both are fine.
+    static func checkDocumentedValues(_ request: SandboxRequest) -> SandboxResponse? {
+        if let unknown = list(request.queryValue("region"))?.first(where: { !restRegions.contains($0) }) {
+            return restError(
+                400, code: "org.kiva.InvalidParameter", message: "region must be among \(restRegions.sorted().joined(separator: ", ")), not '\(unknown)'",
+                request: request)
+        }
+        if let bad = list(request.queryValue("country_code"))?.first(where: { $0.wholeMatch(of: #/[a-z]{2}/#) == nil }) {
+            return restError(
+                400, code: "org.kiva.InvalidParameter", message: "country_code takes ISO 3166-1 two-letter codes, not '\(bad)'", request: request)
+        }
+        return nil
+    }
+
     static func list(_ value: String?) -> [String]? {
         let items = (value ?? "").split(separator: ",").map { fold($0.trimmingCharacters(in: .whitespaces)) }.filter { !$0.isEmpty }
         return items.isEmpty ? nil : items

@@ -10,6 +10,9 @@ extension MeetupProvider {
         "MEETUP_TOKEN": "sandbox-meetup-token",
     ]
 
+    /// API v2's groups and the GraphQL endpoints, at the sandbox's root.
+    public static let sandboxPaths: [SandboxPathPattern] = ["/2/groups", "/2/groups.json", "/gql-ext", "/gql"]
+
     public static func sandboxResponse(for request: SandboxRequest, context: SandboxContext) -> SandboxResponse? {
         switch (request.method, request.path) {
         case ("GET", "/2/groups"), ("GET", "/2/groups.json"): return MeetupSandbox.v2Groups(request, context: context)
@@ -67,6 +70,7 @@ enum MeetupSandbox {
         guard key == MeetupProvider.sandboxEnvironment["MEETUP_API_KEY"] else {
             return v2Error(401, code: "not_authorized", problem: "You are not authorized to make that request", details: "Invalid API key")
         }
+        if let rejection = MeetupV2Rules.check(request) { return rejection }
         guard let lat = request.queryValue("lat").flatMap(Double.init), let lon = request.queryValue("lon").flatMap(Double.init) else {
             return v2Error(400, code: "bad_request", problem: "Missing required parameters", details: "At least one of the required parameter(s) must be supplied: lat and lon, zip, group_urlname, topic, ...")
         }
@@ -79,7 +83,8 @@ enum MeetupSandbox {
         guard (1...200).contains(pageSize), offset >= 0 else {
             return v2Error(400, code: "bad_request", problem: "Invalid paging", details: "page must be 1-200 and offset non-negative")
         }
-        let matches = nearby(lat: lat, lon: lon, radius: radius, text: request.queryValue("topic"), matchTopicKeys: true)
+        let matches = MeetupV2Rules.ordered(
+            nearby(lat: lat, lon: lon, radius: radius, text: request.queryValue("topic"), matchTopicKeys: true), request: request)
         let start = min(matches.count, offset * pageSize)
         let pageItems = Array(matches[start..<min(matches.count, start + pageSize)])
         let hasNext = start + pageSize < matches.count

@@ -78,8 +78,9 @@ enum MessageBoardNormalizer {
         item.createdAt = timestamp(record["message_date"]) ?? created
         item.url = record["url"]?.nonEmptyString
         var extra = JSONObject()
-        extra.set("createdAt", created.map { .string(ISO8601.string(from: $0)) })
-        extra.set("updatedAt", timestamp(record["updated_at"]).map { .string(ISO8601.string(from: $0)) })
+        // The board's own timestamps, at the precision it sent (Rails 5+ sends milliseconds).
+        extra.set("createdAt", record["created_at"]?.string.flatMap(ISO8601.utcString(keepingPrecisionOf:)).map(JSONValue.string))
+        extra.set("updatedAt", record["updated_at"]?.string.flatMap(ISO8601.utcString(keepingPrecisionOf:)).map(JSONValue.string))
         item.extra = extra
         return item
     }
@@ -112,6 +113,8 @@ enum MessageBoardNormalizer {
 /// Explains unsuccessful board responses in one line each.
 enum MessageBoardErrors {
     static let checkCommand = "aggregate messageboard list"
+    /// What the board's owner must change for CSRF rejections, in development (HTML page) and production (JSON) alike.
+    static let csrfFix = "it must accept JSON posts without one (Rails: protect_from_forgery with: :null_session)"
 
     /// Why a post failed. 422 is either the board's validation errors or a CSRF rejection.
     static func postFailed(_ response: HTTPResponse) -> AggregateError {
@@ -125,14 +128,14 @@ enum MessageBoardErrors {
             if response.looksLikeHTML || json.flatMap(frameworkError)?.mentionsAuthenticityToken == true {
                 return AggregateError(
                     .http,
-                    "not saved: the board rejected a JSON post without a CSRF token (HTTP 422 with \(response.looksLikeHTML ? "an HTML page" : "no field errors")); it must accept JSON posts without one (Rails: protect_from_forgery with: :null_session)",
+                    "not saved: the board rejected a JSON post without a CSRF token (HTTP 422 with \(response.looksLikeHTML ? "an HTML page" : "no field errors")); \(csrfFix)",
                     httpStatus: status)
             }
             if json.flatMap(frameworkError) != nil {
                 // Rails in production answers a .json request's CSRF failure with {"status":422,"error":"Unprocessable Entity"}.
                 return AggregateError(
                     .http,
-                    "not saved: the board rejected the post without naming a field (\(describe(response))); boards that demand a CSRF token answer JSON posts this way",
+                    "not saved: the board rejected the post without naming a field (\(describe(response))), as a board in production mode answers a JSON post without a CSRF token; \(csrfFix)",
                     httpStatus: status)
             }
             return AggregateError(.http, "not saved: the board rejected the message (\(describe(response)))", httpStatus: status)

@@ -7,7 +7,7 @@ import Foundation
 ///   `url` (jbuilder) by `?shape=root|flat` (default root).
 /// - `POST /messages.json` creates a message with Rails-like strong parameters and validations: 201 with
 ///   `Location`, or 422 with the error hash. With the setting `messageboard.csrf=true` every post is answered
-///   like a board that demands a CSRF token: 422 with an HTML page.
+///   like a board that demands a CSRF token: 422 with an HTML page (`production`: Rails' production JSON body).
 /// - `GET /messages/:id.json` shows one message.
 ///
 /// Messages live in the ``SandboxStore`` document `messageboard-messages.json`; until the first post the board
@@ -15,6 +15,9 @@ import Foundation
 extension MessageBoardProvider {
     /// The board needs no credentials.
     public static let sandboxEnvironment: [String: String] = [:]
+
+    /// The scaffold's routes, at the sandbox's root.
+    public static let sandboxPaths: [SandboxPathPattern] = ["/messages", "/messages.json", "/messages/*"]
 
     public static func sandboxResponse(for request: SandboxRequest, context: SandboxContext) -> SandboxResponse? {
         guard let route = MessageBoardSandbox.Route(path: request.path) else { return nil }
@@ -99,9 +102,15 @@ struct MessageBoardSandbox {
     // MARK: Create
 
     private func create(shape: Shape) throws -> SandboxResponse {
-        if context.settings["messageboard.csrf"] == "true" {
+        switch context.settings["messageboard.csrf"] {
+        case "true":
             // protect_from_forgery with: :exception; JSON clients have no session to take a token from.
             return .html(title: "The change you wanted was rejected (ActionController::InvalidAuthenticityToken)", status: 422)
+        case "production":
+            // The same failure in production mode, where Rails answers a .json request with its public error body.
+            return Self.railsError(422)
+        default:
+            break
         }
         guard let attributes = permittedAttributes() else { return Self.railsError(400) }
         let errors = validationErrors(attributes)

@@ -11,6 +11,9 @@ extension TMDbProvider {
         "TMDB_API_KEY": TMDbSandbox.apiKey,
     ]
 
+    /// API v3, with or without its `/3` prefix, at the sandbox's root.
+    public static let sandboxPaths: [SandboxPathPattern] = ["/3/**", "/configuration", "/movie/**", "/search/**"]
+
     public static func sandboxResponse(for request: SandboxRequest, context: SandboxContext) -> SandboxResponse? {
         TMDbSandbox.respond(to: request, context: context)
     }
@@ -72,6 +75,7 @@ enum TMDbSandbox {
         }
         if route == .unknown { return notFound() }
         if let rejection = authenticate(request) { return rejection }
+        if let rejection = TMDbParameterRules.check(request, route: route) { return rejection }
         switch route {
         case .configuration: return .json(configuration, headers: headers)
         case .searchMovie: return search(request)

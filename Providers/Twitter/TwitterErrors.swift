@@ -84,10 +84,10 @@ enum TwitterErrors {
             return AggregateError(.auth, "the API token was rejected (HTTP 401\(detail)). Check \(variables).", httpStatus: status)
         case 403:
             if json?["reason"]?.string == "client-not-enrolled" || type.hasSuffix("/client-forbidden") {
-                let enrollment = json?["required_enrollment"]?.nonEmptyString.map { " (\($0))" } ?? ""
+                // ClientForbiddenProblem defines `reason` and `registration_url`, nothing that names the enrollment.
                 return AggregateError(
                     .auth,
-                    "access was refused (HTTP 403, client-not-enrolled): the token's app must belong to a Project with the needed access level\(enrollment). Attach it in the X developer portal.",
+                    "access was refused (HTTP 403, client-not-enrolled): the token's app must belong to a Project with the needed access level. Attach it in the X developer portal.",
                     httpStatus: status)
             }
             return AggregateError(

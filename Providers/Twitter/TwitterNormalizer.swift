@@ -143,7 +143,8 @@ enum TwitterV2 {
     /// The error for an `errors` entry that came with HTTP 200 instead of data.
     static func resourceError(_ error: JSONValue, handle: String) -> AggregateError {
         let type = error["type"]?.string ?? ""
-        let detail = error["detail"]?.nonEmptyString ?? error["message"]?.nonEmptyString ?? error["title"]?.nonEmptyString ?? "an unspecified error"
+        // A Problem has `title` and may have `detail`; nothing else is defined for these errors.
+        let detail = error["detail"]?.nonEmptyString ?? error["title"]?.nonEmptyString ?? "an unspecified error"
         if detail.lowercased().contains("suspended") {
             return AggregateError(.notFound, "@\(handle) is suspended")
         }

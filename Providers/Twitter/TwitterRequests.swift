@@ -5,8 +5,9 @@ import Foundation
 enum TwitterRequests {
     typealias Plan = TwitterProvider.Plan
 
-    /// The tweet fields every v2 timeline request asks for.
-    static let tweetFields = "created_at,public_metrics,lang,entities,referenced_tweets,in_reply_to_user_id"
+    /// The tweet fields every v2 timeline request asks for: each one the normalizer reads (`author_id` too, which
+    /// X sends only when asked).
+    static let tweetFields = "author_id,created_at,public_metrics,lang,entities,referenced_tweets,in_reply_to_user_id"
 
     /// `GET /2/users/:id/tweets`. `max_results` must be 5–100; when filtering, the largest page is asked for
     /// because excluded posts still count towards it.

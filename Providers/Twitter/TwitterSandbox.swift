@@ -15,6 +15,9 @@ extension TwitterProvider {
     /// The credentials the sandbox accepts.
     public static let sandboxEnvironment = ["X_BEARER_TOKEN": "sandbox-x-bearer-token"]
 
+    /// X's users (v2) and v1.1, at the sandbox's root: beside Meetup's `/2/groups`, not over it.
+    public static let sandboxPaths: [SandboxPathPattern] = ["/2/users/**", "/1.1/**"]
+
     public static func sandboxResponse(for request: SandboxRequest, context: SandboxContext) -> SandboxResponse? {
         guard let route = TwitterSandbox.Route(path: request.path) else { return nil }
         guard request.method == "GET" else {
@@ -138,29 +141,41 @@ enum TwitterSandbox {
 
     static let problemPrefix = "https://api.twitter.com/2/problems/"
 
-    /// A v2 problem object, `{title, detail, type, status}`.
+    /// A v2 problem object, `{title, detail, type, status}`, as `application/problem+json` (RFC 7807), the
+    /// content type the OpenAPI document gives problems.
     static func problem(_ status: Int, title: String, detail: String, type: String = "about:blank", route: Route, context: SandboxContext) -> SandboxResponse {
-        json(["title": .string(title), "detail": .string(detail), "type": .string(type), "status": .int(status)], status: status, route: route, context: context)
+        problemResponse(["title": .string(title), "detail": .string(detail), "type": .string(type), "status": .int(status)], status: status, route: route, context: context)
     }
 
-    /// v2's 400 for a bad parameter.
+    static func problemResponse(_ body: JSONValue, status: Int, route: Route, context: SandboxContext, exhausted: Bool = false, reset: Int64? = nil) -> SandboxResponse {
+        var headers = rateLimitHeaders(route, now: context.now, exhausted: exhausted, reset: reset)
+        headers["Content-Type"] = "application/problem+json"
+        return .json(body, status: status, headers: headers)
+    }
+
+    /// v2's 400 for a bad parameter: an `invalid-request` problem whose `errors[].parameters` names it.
     static func invalidRequest(_ parameter: String, value: String, message: String, route: Route, context: SandboxContext) -> SandboxAnswer {
-        SandboxAnswer(response: json([
+        SandboxAnswer(response: problemResponse([
             "errors": [["parameters": .object(JSONObject([.init(parameter, [.string(value)])])), "message": .string(message)]],
             "title": "Invalid Request",
             "detail": "One or more parameters to your request was invalid.",
             "type": .string(problemPrefix + "invalid-request"),
+            "status": 400,
         ], status: 400, route: route, context: context))
     }
 
     /// v2's HTTP 200 with only `errors[]`, for a user that cannot be shown.
-    static func userErrors(value: String, parameter: String, detail: String, title: String, type: String, route: Route, context: SandboxContext) -> SandboxResponse {
+    /// `section` is required by `ResourceUnauthorizedProblem` (where the refused resource would have been).
+    static func userErrors(
+        value: String, parameter: String, detail: String, title: String, type: String, section: String? = nil, route: Route, context: SandboxContext
+    ) -> SandboxResponse {
         var error = JSONObject()
         error["value"] = .string(value)
         error["detail"] = .string(detail)
         error["title"] = .string(title)
         error["resource_type"] = "user"
         error["parameter"] = .string(parameter)
+        if let section { error["section"] = .string(section) }
         error["resource_id"] = .string(value)
         error["type"] = .string(problemPrefix + type)
         return json(["errors": [.object(error)]], route: route, context: context)
@@ -183,14 +198,16 @@ enum TwitterSandbox {
         if status == 401 { return unauthorized(route, context: context) }
         if status == 429 {
             let reset = context.settings["twitter.rate-limit-reset"].flatMap(Int64.init).map { Int64(context.now.timeIntervalSince1970) + $0 }
-            var headers = rateLimitHeaders(route, now: context.now, exhausted: true, reset: reset)
             if route.isV11 {
+                var headers = rateLimitHeaders(route, now: context.now, exhausted: true, reset: reset)
                 headers["Content-Type"] = "application/json;charset=utf-8"
                 return .json(["errors": [["code": 88, "message": "Rate limit exceeded"]]], status: 429, headers: headers)
             }
-            // X has answered 429 with a plain-text body as well as with JSON.
-            headers["Content-Type"] = "text/plain;charset=utf-8"
-            return .text("Rate limit exceeded\n", status: 429, headers: headers)
+            // X has also answered 429 with a plain-text "Rate limit exceeded" (twitter.md), but the OpenAPI
+            // document allows only JSON bodies, so the sandbox sends the problem (the client reads both).
+            return problemResponse(
+                ["title": "Too Many Requests", "detail": "Too Many Requests", "type": "about:blank", "status": 429],
+                status: 429, route: route, context: context, exhausted: true, reset: reset)
         }
         if route.isV11 {
             return status == 503
@@ -220,7 +237,10 @@ enum TwitterSandbox {
                     "username", value: username,
                     message: "The `username` query parameter value [\(username)] does not match \(usernamePattern)", route: route, context: context)
             }
-            let userFields = try fieldList("user.fields", allowed: knownUserFields, request: request, route: route, context: context)
+            let parameters = TwitterParameters(request: request, route: route, context: context)
+            let userFields = try parameters.list("user.fields", allowed: TwitterSpec.userFields)
+            let expansions = try parameters.list("expansions", allowed: TwitterSpec.userExpansions)
+            let tweetFields = try parameters.list("tweet.fields", allowed: TwitterSpec.tweetFields)
             guard let user = user(username: username) else {
                 var error = JSONObject()
                 error["value"] = .string(username)
@@ -232,7 +252,11 @@ enum TwitterSandbox {
                 error["type"] = .string(problemPrefix + "resource-not-found")
                 return json(["errors": [.object(error)]], route: route, context: context)
             }
-            return json(["data": project(user: user, fields: userFields)], route: route, context: context)
+            var body: JSONObject = ["data": project(user: user, fields: userFields)]
+            if expansions.contains("pinned_tweet_id"), let pinned = user["pinned_tweet_id"]?.string.flatMap(tweet(id:)) {
+                body["includes"] = ["tweets": [project(tweet: pinned, fields: tweetFields)]]
+            }
+            return json(.object(body), route: route, context: context)
         } catch let answer as SandboxAnswer {
             return answer.response
         } catch {
@@ -245,31 +269,22 @@ enum TwitterSandbox {
         let route = Route.userTweets(id)
         guard authorized(request) else { return unauthorized(route, context: context) }
         do {
-            guard !id.isEmpty, id.count <= 19, id.allSatisfy({ $0.isASCII && $0.isNumber }) else {
-                throw invalidRequest("id", value: id, message: "The `id` query parameter value [\(id)] does not match ^[0-9]{1,19}$", route: route, context: context)
+            guard TwitterSpec.isID(id) else {
+                throw invalidRequest("id", value: id, message: "The `id` query parameter value [\(id)] does not match \(TwitterSpec.idPattern)", route: route, context: context)
             }
-            var maxResults = 10
-            if let text = request.queryValue("max_results") {
-                guard let number = Int(text), (5...100).contains(number) else {
-                    throw invalidRequest(
-                        "max_results", value: text,
-                        message: "The `max_results` query parameter value [\(text)] is not between 5 and 100", route: route, context: context)
-                }
-                maxResults = number
-            }
-            let tweetFields = try fieldList("tweet.fields", allowed: knownTweetFields, request: request, route: route, context: context)
-            let userFields = try fieldList("user.fields", allowed: knownUserFields, request: request, route: route, context: context)
-            let expansions = try fieldList("expansions", allowed: knownExpansions, request: request, route: route, context: context)
-            let excluded = try fieldList("exclude", allowed: ["replies", "retweets"], request: request, route: route, context: context)
-            var token: PageToken?
-            if let text = request.queryValue("pagination_token") {
-                guard let parsed = PageToken(text) else {
-                    throw invalidRequest(
-                        "pagination_token", value: text,
-                        message: "The `pagination_token` query parameter value [\(text)] is not valid", route: route, context: context)
-                }
-                token = parsed
-            }
+            let parameters = TwitterParameters(request: request, route: route, context: context)
+            let filter = TimelineFilter(
+                sinceID: try parameters.id("since_id"), untilID: try parameters.id("until_id"),
+                startTime: try parameters.dateTime("start_time"), endTime: try parameters.dateTime("end_time"))
+            let maxResults = try parameters.integer("max_results", in: 5...100) ?? 10
+            let token = try parameters.pageToken("pagination_token")
+            let excluded = try parameters.list("exclude", allowed: TwitterSpec.excludable)
+            let tweetFields = try parameters.list("tweet.fields", allowed: TwitterSpec.tweetFields)
+            let expansions = try parameters.list("expansions", allowed: TwitterSpec.tweetExpansions)
+            _ = try parameters.list("media.fields", allowed: TwitterSpec.mediaFields)
+            _ = try parameters.list("poll.fields", allowed: TwitterSpec.pollFields)
+            let userFields = try parameters.list("user.fields", allowed: TwitterSpec.userFields)
+            _ = try parameters.list("place.fields", allowed: TwitterSpec.placeFields)
             guard let user = user(id: id) else {
                 return userErrors(
                     value: id, parameter: "id", detail: "Could not find user with id: [\(id)].", title: "Not Found Error",
@@ -278,9 +293,9 @@ enum TwitterSandbox {
             if user["protected"]?.bool == true {
                 return userErrors(
                     value: id, parameter: "id", detail: "Sorry, you are not authorized to see the user with id: [\(id)].",
-                    title: "Authorization Error", type: "not-authorized-for-resource", route: route, context: context)
+                    title: "Authorization Error", type: "not-authorized-for-resource", section: "data", route: route, context: context)
             }
-            let timeline = timeline(userID: id)
+            let timeline = timeline(userID: id).filter(filter.admits)
             let window = pageWindow(in: timeline, token: token, size: maxResults)
             // As on X, max_results counts posts before replies and retweets are taken out.
             let shown = timeline[window].filter { tweet in
@@ -290,14 +305,12 @@ enum TwitterSandbox {
             if !shown.isEmpty {
                 body["data"] = .array(shown.map { project(tweet: $0, fields: tweetFields) })
                 var includes = JSONObject()
-                if expansions.contains("author_id") {
-                    let authorIDs = orderedUnique(shown.compactMap { $0["author_id"]?.string })
-                    includes["users"] = .array(authorIDs.compactMap { self.user(id: $0) }.map { project(user: $0, fields: userFields) })
-                }
-                if expansions.contains("referenced_tweets.id") {
-                    let referenced = orderedUnique(shown.flatMap { $0["referenced_tweets"]?.array ?? [] }.compactMap { $0["id"]?.string })
-                    let found = referenced.compactMap(tweet(id:)).map { project(tweet: $0, fields: tweetFields) }
-                    if !found.isEmpty { includes["tweets"] = .array(found) }
+                let referenced = orderedUnique(shown.flatMap { $0["referenced_tweets"]?.array ?? [] }.compactMap { $0["id"]?.string })
+                    .compactMap(tweet(id:))
+                let users = orderedUnique(expandedUserIDs(shown, referenced: referenced, expansions: expansions)).compactMap { self.user(id: $0) }
+                if !users.isEmpty { includes["users"] = .array(users.map { project(user: $0, fields: userFields) }) }
+                if expansions.contains("referenced_tweets.id"), !referenced.isEmpty {
+                    includes["tweets"] = .array(referenced.map { project(tweet: $0, fields: tweetFields) })
                 }
                 if !includes.isEmpty { body["includes"] = .object(includes) }
             }
@@ -362,35 +375,38 @@ enum TwitterSandbox {
         }
     }
 
-    static let knownTweetFields: Set<String> = [
-        "article", "attachments", "author_id", "card_uri", "community_id", "context_annotations", "conversation_id", "created_at",
-        "display_text_range", "edit_controls", "edit_history_tweet_ids", "entities", "geo", "id", "in_reply_to_user_id", "lang",
-        "media_metadata", "non_public_metrics", "note_tweet", "organic_metrics", "possibly_sensitive", "promoted_metrics",
-        "public_metrics", "referenced_tweets", "reply_settings", "scopes", "source", "text", "withheld",
-    ]
-    static let knownUserFields: Set<String> = [
-        "affiliation", "connection_status", "created_at", "description", "entities", "id", "location", "most_recent_tweet_id",
-        "name", "pinned_tweet_id", "profile_banner_url", "profile_image_url", "protected", "public_metrics", "receives_your_dm",
-        "subscription_type", "url", "username", "verified", "verified_type", "withheld",
-    ]
-    static let knownExpansions: Set<String> = [
-        "article.cover_media", "article.media_entities", "attachments.media_keys", "attachments.media_source_tweet",
-        "attachments.poll_ids", "author_id", "edit_history_tweet_ids", "entities.mentions.username", "geo.place_id",
-        "in_reply_to_user_id", "entities.note.mentions.username", "referenced_tweets.id", "referenced_tweets.id.attachments.media_keys",
-        "referenced_tweets.id.author_id",
-    ]
-
-    /// A comma-separated parameter whose words must all be known; a 400 naming the first unknown one otherwise.
-    static func fieldList(_ name: String, allowed: Set<String>, request: SandboxRequest, route: Route, context: SandboxContext) throws -> [String] {
-        guard let text = request.queryValue(name) else { return [] }
-        let words = text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
-        for word in words where !allowed.contains(word) {
-            throw invalidRequest(
-                name, value: word,
-                message: "The `\(name)` query parameter value [\(word)] is not one of [\(allowed.sorted().joined(separator: ","))]",
-                route: route, context: context)
+    /// The accounts the user expansions ask for, in the order X lists them.
+    static func expandedUserIDs(_ shown: [JSONValue], referenced: [JSONValue], expansions: [String]) -> [String] {
+        var ids: [String] = []
+        if expansions.contains("author_id") { ids += shown.compactMap { $0["author_id"]?.string } }
+        if expansions.contains("in_reply_to_user_id") { ids += shown.compactMap { $0["in_reply_to_user_id"]?.string } }
+        if expansions.contains("entities.mentions.username") {
+            ids += shown.flatMap { $0["entities"]?["mentions"]?.array ?? [] }
+                .compactMap { $0["username"]?.string.flatMap(user(username:))?["id"]?.string }
         }
-        return words
+        if expansions.contains("referenced_tweets.id.author_id") { ids += referenced.compactMap { $0["author_id"]?.string } }
+        return ids
+    }
+
+    /// `since_id`/`until_id` (exclusive) and `start_time` (inclusive)/`end_time` (exclusive); an id bound
+    /// takes precedence over the time bound on the same side, as the OpenAPI document says.
+    struct TimelineFilter {
+        var sinceID: UInt64?
+        var untilID: UInt64?
+        var startTime: Date?
+        var endTime: Date?
+
+        func admits(_ tweet: JSONValue) -> Bool {
+            let id = TwitterSandbox.numericID(tweet)
+            let created = tweet["created_at"]?.string.flatMap(ISO8601.date(from:))
+            if let sinceID { guard id > sinceID else { return false } } else if let startTime {
+                guard let created, created >= startTime else { return false }
+            }
+            if let untilID { guard id < untilID else { return false } } else if let endTime {
+                guard let created, created < endTime else { return false }
+            }
+            return true
+        }
     }
 
     /// A post with the default fields (`id`, `text`, `edit_history_tweet_ids`) and the requested ones.

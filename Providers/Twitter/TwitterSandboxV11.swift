@@ -35,18 +35,20 @@ enum TwitterSandboxV11 {
         let excludeReplies = ["true", "1", "t"].contains(request.queryValue("exclude_replies")?.lowercased() ?? "")
         let includeRetweets = !["false", "0", "f"].contains(request.queryValue("include_rts")?.lowercased() ?? "")
         let extended = request.queryValue("tweet_mode") == "extended"
+        // "each Tweet returned in a timeline will include a user object including only the status author's numerical ID"
+        let trimUser = ["true", "1", "t"].contains(request.queryValue("trim_user")?.lowercased() ?? "")
         let window = TwitterSandbox.timeline(userID: userID)
             .filter { TwitterSandbox.numericID($0) > sinceID && TwitterSandbox.numericID($0) <= maxID }
             .prefix(count)
         let shown = window.filter { tweet in
             !(excludeReplies && TwitterSandbox.isReply(tweet)) && !(!includeRetweets && TwitterSandbox.isRetweet(tweet))
         }
-        return TwitterSandbox.json(.array(shown.map { status($0, extended: extended) }), route: route, context: context)
+        return TwitterSandbox.json(.array(shown.map { status($0, extended: extended, trimUser: trimUser) }), route: route, context: context)
     }
 
     // MARK: v2 record → v1.1 status
 
-    static func status(_ tweet: JSONValue, extended: Bool, nested: Bool = false) -> JSONValue {
+    static func status(_ tweet: JSONValue, extended: Bool, trimUser: Bool = false, nested: Bool = false) -> JSONValue {
         let id = tweet["id"]?.string ?? "0"
         let fullText = tweet["text"]?.string ?? ""
         let author = tweet["author_id"]?.string.flatMap(TwitterSandbox.user(id:)) ?? [:]
@@ -77,13 +79,13 @@ enum TwitterSandboxV11 {
         status["in_reply_to_user_id"] = replyUser.map(JSONValue.number) ?? .null
         status["in_reply_to_user_id_str"] = .optional(replyUser)
         status["in_reply_to_screen_name"] = .optional(replyUser.flatMap(TwitterSandbox.user(id:))?["username"]?.string)
-        status["user"] = userV11(author)
+        status["user"] = trimUser ? trimmedUser(author) : userV11(author)
         status["geo"] = .null
         status["coordinates"] = .null
         status["place"] = .null
         status["contributors"] = .null
         if let original = reference("retweeted").flatMap(TwitterSandbox.tweet(id:)), !nested {
-            status["retweeted_status"] = self.status(original, extended: extended, nested: true)
+            status["retweeted_status"] = self.status(original, extended: extended, trimUser: trimUser, nested: true)
         }
         let quoted = reference("quoted")
         status["is_quote_status"] = .bool(quoted != nil)
@@ -95,7 +97,7 @@ enum TwitterSandboxV11 {
                 status["quoted_status_permalink"] = [
                     "url": link?["url"] ?? .null, "expanded": link?["expanded_url"] ?? .null, "display": link?["display_url"] ?? .null,
                 ]
-                status["quoted_status"] = self.status(original, extended: extended, nested: true)
+                status["quoted_status"] = self.status(original, extended: extended, trimUser: trimUser, nested: true)
             }
         }
         let metrics = tweet["public_metrics"]
@@ -160,6 +162,12 @@ enum TwitterSandboxV11 {
         object["urls"] = .array(urls)
         if !media.isEmpty { object["media"] = .array(media) }
         return (object, media)
+    }
+
+    /// The user object of `trim_user=true`: the id alone.
+    static func trimmedUser(_ user: JSONValue) -> JSONValue {
+        let id = user["id"]?.string ?? "0"
+        return ["id": .number(id), "id_str": .string(id)]
     }
 
     /// A v1.1 user object for a bundled v2 account.

@@ -18,6 +18,9 @@ public struct FetchOptions: Sendable {
     public var now: @Sendable () -> Date
     /// Receives progress and trace events (for `--verbose` and progress lines).
     public var events: @Sendable (FetchEvent) -> Void
+    /// Whether plain `http://` may go to hosts other than this machine (`--allow-http`); see ``PlainHTTP``.
+    /// Off by default: such requests are refused before anything is sent. When on, each run warns once.
+    public var allowHTTP = false
 
     /// Creates options with the documented defaults.
     public init(
@@ -152,6 +155,9 @@ public struct Fetcher: Sendable {
         let run = Run(fetcher: self, provider: provider, stats: stats, redactor: redactor)
         var collected = Collected()
         var failure: AggregateError?
+        if options.allowHTTP, PlainHTTP.leavesThisMachine(query.baseURL) {
+            options.events(FetchEvent(provider: name, kind: .warning(PlainHTTP.warning(host: query.baseURL.host ?? "?"))))
+        }
         do {
             try provider.configure(&query)
             let configured = query
@@ -388,6 +394,9 @@ private struct Run: Sendable {
             let check = descriptor.operations.first { !$0.writes }.map { " Check with 'aggregate \(descriptor.name) \($0.name)'." } ?? ""
             let what = error.kind == .timeout ? error.message : "the connection failed after the request was sent (\(error.message))"
             final.message = "\(what), so \(provider.interruptedWriteOutcome(for: query)); it was not retried.\(check)"
+        } else if !spec.isIdempotent {
+            // The connection never opened: unlike a failure after sending, the outcome is certain.
+            final.message += "; nothing was sent"
         } else if attempt > 1 {
             final.message += " (after \(attempt) attempts)"
         }
@@ -407,7 +416,7 @@ private struct Run: Sendable {
         var body = spec.body
         var headers = spec.headers
         for _ in 0...5 {
-            try Self.checkScheme(url)
+            try Self.checkScheme(url, allowHTTP: options.allowHTTP)
             var request = HTTPRequest(
                 method: method, url: url, headers: headers, body: body, timeout: options.timeout,
                 maxResponseBytes: options.maxResponseBytes)
@@ -436,12 +445,12 @@ private struct Run: Sendable {
         throw AggregateError(.http, "too many redirects (more than 5)")
     }
 
-    /// Plain http is allowed only to loopback hosts, so nothing travels unencrypted over a network.
-    static func checkScheme(_ url: URL) throws {
+    /// Plain http goes only to this machine unless the user opted in, so nothing travels unencrypted by accident.
+    static func checkScheme(_ url: URL, allowHTTP: Bool) throws {
         switch url.scheme?.lowercased() {
         case "https": return
-        case "http" where isLoopbackHost(url.host): return
-        case "http": throw AggregateError(.config, "refusing plain http:// to \(url.host ?? "?"): use https:// (http is allowed only for loopback hosts)")
+        case "http" where PlainHTTP.isAllowed(url, allowHTTP: allowHTTP): return
+        case "http": throw AggregateError(.config, PlainHTTP.refusal(host: url.host ?? "?"))
         default: throw AggregateError(.config, "unsupported URL scheme in \(url.absoluteString)")
         }
     }

@@ -165,7 +165,7 @@ public protocol HTTPTransport: Sendable {
     func send(_ request: HTTPRequest) async throws -> HTTPResponse
 }
 
-/// Whether `host` is a loopback address, where plain `http://` is allowed.
+/// Whether `host` is a loopback address (``PlainHTTP/isThisMachine(_:)`` also counts the wildcard addresses).
 public func isLoopbackHost(_ host: String?) -> Bool {
     guard let host = host?.lowercased() else { return false }
     if host == "localhost" || host == "::1" || host == "[::1]" || host.hasSuffix(".localhost") { return true }

@@ -146,6 +146,7 @@ extension Item {
 public enum ISO8601 {
     // Formatters are costly to create and these run for every item written or read, so they are made once.
     private static let output = LockedFormatter(utcFormatter(format: "yyyy-MM-dd'T'HH:mm:ss'Z'"))
+    private static let outputWithMilliseconds = LockedFormatter(utcFormatter(format: "yyyy-MM-dd'T'HH:mm:ss.SSS'Z'"))
     private static let plainDate = LockedFormatter(utcFormatter(format: "yyyy-MM-dd"))
     private static let internetDateTime = LockedFormatter(ISO8601DateFormatter(options: [.withInternetDateTime]))
     private static let internetDateTimeWithFraction = LockedFormatter(
@@ -155,6 +156,17 @@ public enum ISO8601 {
     public static func string(from date: Date) -> String {
         let seconds = Int64((date.timeIntervalSince1970).rounded(.down))
         return output.withLock { $0.string(from: Date(timeIntervalSince1970: TimeInterval(seconds))) }
+    }
+
+    /// `text` (an ISO 8601 date-time) in UTC at the precision it was given: `…01.302Z` keeps its milliseconds,
+    /// `…01Z` and `…01+02:00` have none. `nil` when `text` is not a date-time.
+    public static func utcString(keepingPrecisionOf text: String) -> String? {
+        guard let date = date(from: text) else { return nil }
+        let hasFraction = text.contains(".")
+        guard hasFraction else { return string(from: date) }
+        // Rounded to the millisecond, so 01.302 read as 01.30199999 still prints .302.
+        let milliseconds = (date.timeIntervalSince1970 * 1000).rounded() / 1000
+        return outputWithMilliseconds.withLock { $0.string(from: Date(timeIntervalSince1970: milliseconds)) }
     }
 
     /// Parses ISO 8601 date-times with `Z` or an offset, with or without fractional seconds,

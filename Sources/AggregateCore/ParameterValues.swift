@@ -59,8 +59,10 @@ extension Parameter {
 extension ProviderDescriptor {
     /// The base URL for a run: `override` (`--base-url`), else `AGGREGATE_<NAME>_BASE_URL`, else the provider's
     /// own variables, else ``defaultBaseURL``.
-    /// - Throws: a `config` error when none is set, or when the URL is not https (plain http only for loopback).
-    public func baseURL(override: String?, environment: [String: String]) throws(AggregateError) -> URL {
+    /// - Parameter allowHTTP: accept plain http to hosts other than this machine (see ``PlainHTTP``).
+    /// - Throws: a `config` error when none is set, or when the URL is not https (plain http only for this
+    ///   machine, unless `allowHTTP`).
+    public func baseURL(override: String?, environment: [String: String], allowHTTP: Bool = false) throws(AggregateError) -> URL {
         let candidates = [override] + ([baseURLVariable] + baseURLVariables).map { environment[$0] } + [defaultBaseURL]
         guard let text = candidates.compactMap({ $0?.trimmingCharacters(in: .whitespaces) }).first(where: { !$0.isEmpty }) else {
             let variables = ([baseURLVariable] + baseURLVariables).reversed().joined(separator: " or ")
@@ -71,11 +73,9 @@ extension ProviderDescriptor {
         }
         switch scheme {
         case "https": return url
-        case "http" where isLoopbackHost(url.host): return url
+        case "http" where PlainHTTP.isAllowed(url, allowHTTP: allowHTTP): return url
         case "http":
-            throw AggregateError(
-                .config, "refusing plain http:// for \(url.host ?? text): use https:// (http is allowed only for loopback hosts such as 127.0.0.1)",
-                provider: name)
+            throw AggregateError(.config, PlainHTTP.refusal(host: url.host ?? text), provider: name)
         default:
             throw AggregateError(.config, "the base URL '\(text)' must start with https:// (or http:// for loopback)", provider: name)
         }

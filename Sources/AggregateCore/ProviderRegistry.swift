@@ -6,7 +6,8 @@ public struct ProviderRegistry: Sendable {
     public let providers: [any Provider.Type]
 
     /// Creates a registry.
-    /// - Throws: ``AggregateError`` of kind `config` when two providers share a name or a name is not lower-case.
+    /// - Throws: ``AggregateError`` of kind `config` when two providers share a name, a name is not lower-case, or
+    ///   two providers claim overlapping sandbox root paths (``SandboxProviding/sandboxPaths``).
     public init(_ providers: [any Provider.Type]) throws {
         var seen: Set<String> = []
         for provider in providers {
@@ -19,6 +20,7 @@ public struct ProviderRegistry: Sendable {
                 throw AggregateError(.config, "two providers are named '\(name)'")
             }
         }
+        try Self.checkSandboxPaths(providers)
         self.providers = providers
     }
 
@@ -41,7 +43,7 @@ public struct ProviderRegistry: Sendable {
 }
 
 /// Routes sandbox requests to providers: `/<name>/...` goes to that provider with the prefix removed;
-/// any other path goes to the first provider whose routes answer it.
+/// any other path goes to the provider that owns it (``SandboxProviding/sandboxPaths``), or to none.
 public struct SandboxRouter: Sendable {
     /// The providers served.
     public let registry: ProviderRegistry
@@ -49,14 +51,14 @@ public struct SandboxRouter: Sendable {
     /// Creates a router.
     public init(registry: ProviderRegistry) { self.registry = registry }
 
-    /// Which provider serves `path`, and the path as that provider sees it.
+    /// Which provider serves `path` (none or one), and the path as that provider sees it.
     public func route(_ path: String) -> [(provider: any Provider.Type, path: String, mount: String)] {
         let segments = path.split(separator: "/", maxSplits: 1, omittingEmptySubsequences: true)
         if let first = segments.first, let provider = registry.provider(named: String(first)) {
             let rest = segments.count > 1 ? "/" + segments[1] : "/"
             return [(provider, rest, "/" + first)]
         }
-        return registry.providers.map { ($0, path, "") }
+        return registry.sandboxOwner(of: path).map { [($0, path, "")] } ?? []
     }
 
     /// The response to `request`: the provider's answer, or a 404 naming the paths that exist.

@@ -125,9 +125,17 @@ public protocol SandboxProviding: Sendable {
 
     /// The body an injected fault with `status` should carry, in this API's error shape (default: none).
     static func sandboxFaultResponse(status: Int, request: SandboxRequest, context: SandboxContext) -> SandboxResponse?
+
+    /// The paths this provider answers at the sandbox's root, where the real API's paths are served side by side
+    /// (default: none, so the provider is reachable only under `/<name>/...`). Requests and injected faults at
+    /// the root go to the one provider whose pattern matches; overlapping claims are refused when the
+    /// registry is built.
+    static var sandboxPaths: [SandboxPathPattern] { get }
 }
 
 extension SandboxProviding {
+    public static var sandboxPaths: [SandboxPathPattern] { [] }
+
     public static func sandboxFaultResponse(status: Int, request: SandboxRequest, context: SandboxContext) -> SandboxResponse? {
         nil
     }

@@ -25,7 +25,7 @@ public final class URLSessionTransport: HTTPTransport, @unchecked Sendable {
     deinit { session.invalidateAndCancel() }
 
     public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
-        var urlRequest = URLRequest(url: request.url)
+        var urlRequest = URLRequest(url: Self.connectableURL(request.url))
         urlRequest.httpMethod = request.method
         // The fetch layer enforces the timeout over the whole exchange; URLSession's idle timer is only a backstop.
         urlRequest.timeoutInterval = request.timeout + 5
@@ -33,16 +33,46 @@ public final class URLSessionTransport: HTTPTransport, @unchecked Sendable {
         for field in request.headers { urlRequest.addValue(field.value, forHTTPHeaderField: field.name) }
         if request.headers["User-Agent"] == nil { urlRequest.setValue("aggregate/\(AggregateVersion.current)", forHTTPHeaderField: "User-Agent") }
         if request.headers["Accept"] == nil { urlRequest.setValue("application/json", forHTTPHeaderField: "Accept") }
+        if urlRequest.url != request.url, let authority = Self.authority(of: request.url) {
+            // The server sees the address the user gave, as curl would send it.
+            urlRequest.setValue(authority, forHTTPHeaderField: "Host")
+        }
 
         let task = session.dataTask(with: urlRequest)
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<HTTPResponse, any Error>) in
-                delegate.register(task, maxBytes: request.maxResponseBytes, continuation: continuation)
+                delegate.register(task, requested: request.url, maxBytes: request.maxResponseBytes, continuation: continuation)
                 task.resume()
             }
         } onCancel: {
             task.cancel()
         }
+    }
+}
+
+extension URLSessionTransport {
+    /// The URL to hand to URLSession for `url`.
+    ///
+    /// FoundationNetworking (swift-corelibs-foundation before #5498) refuses any URL whose host is an IPv6 literal
+    /// with NSURLErrorBadURL (-1000) before connecting. For the IPv6 loopback and wildcard addresses, `localhost`
+    /// reaches the same server: libcurl resolves it to `::1` (tried first) and `127.0.0.1` without a lookup.
+    static func connectableURL(_ url: URL) -> URL {
+        #if canImport(FoundationNetworking)
+        guard let host = url.host?.lowercased(), ["::1", "[::1]", "::", "[::]"].contains(host),
+            var components = URLComponents(url: url, resolvingAgainstBaseURL: false)
+        else { return url }
+        components.host = "localhost"
+        return components.url ?? url
+        #else
+        return url
+        #endif
+    }
+
+    /// `[::1]:8787`: the `Host` header for `url`.
+    static func authority(of url: URL) -> String? {
+        guard let host = url.host else { return nil }
+        let bracketed = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
+        return url.port.map { "\(bracketed):\($0)" } ?? bracketed
     }
 }
 
@@ -54,14 +84,15 @@ private final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecke
         var response: HTTPURLResponse?
         var body = Data()
         var tooLarge = false
+        var requested: URL?
     }
 
     private let lock = NSLock()
     private var states: [Int: TaskState] = [:]
 
-    func register(_ task: URLSessionTask, maxBytes: Int, continuation: CheckedContinuation<HTTPResponse, any Error>) {
+    func register(_ task: URLSessionTask, requested: URL, maxBytes: Int, continuation: CheckedContinuation<HTTPResponse, any Error>) {
         lock.lock()
-        states[task.taskIdentifier] = TaskState(continuation: continuation, maxBytes: maxBytes)
+        states[task.taskIdentifier] = TaskState(continuation: continuation, maxBytes: maxBytes, requested: requested)
         lock.unlock()
     }
 
@@ -124,7 +155,7 @@ private final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecke
             return
         }
         if let error {
-            state.continuation.resume(throwing: Self.translate(error, url: task.originalRequest?.url))
+            state.continuation.resume(throwing: Self.translate(error, url: state.requested ?? task.originalRequest?.url))
             return
         }
         guard let response = state.response else {
@@ -135,7 +166,8 @@ private final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecke
         for (name, value) in response.allHeaderFields {
             headers.add(String(describing: name), String(describing: value))
         }
-        state.continuation.resume(returning: HTTPResponse(status: response.statusCode, headers: headers, body: state.body, url: response.url))
+        // The URL asked for, not the connectable stand-in (see `connectableURL`); URLSession follows no redirects.
+        state.continuation.resume(returning: HTTPResponse(status: response.statusCode, headers: headers, body: state.body, url: state.requested ?? response.url))
     }
 
     /// URLSession's errors as one line a user can act on.
@@ -151,6 +183,9 @@ private final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecke
             return AggregateError(.network, "cannot connect to \(host)\(url?.port.map { ":\($0)" } ?? ""): connection refused")
         case .cannotFindHost, .dnsLookupFailed:
             return AggregateError(.network, "cannot find the host \(host) (DNS lookup failed)")
+        case .badURL, .unsupportedURL:
+            // Refused before any connection was made.
+            return AggregateError(.network, "the request to \(host) could not be made (\(urlError.localizedDescription))")
         case .notConnectedToInternet:
             return AggregateError(.network, "not connected to the internet; try --offline")
         case .networkConnectionLost:

@@ -107,8 +107,8 @@ struct RequestHandler: Sendable {
 
     /// The body of an injected `status=N`: the provider's own error shape when it has one, else a generic one.
     ///
-    /// Routes are not consulted, so a fault on a write never writes. For root paths served by several
-    /// providers, the first whose fault shape answers wins.
+    /// Routes are not consulted, so a fault on a write never writes. A root path is answered in the shape of
+    /// the provider that owns it (``SandboxProviding/sandboxPaths``), whatever order the providers are in.
     private func faultResponse(status: Int, request: SandboxRequest, serverURL: URL, now: Date) -> (provider: String?, response: SandboxResponse) {
         let candidates = router.route(request.path)
         for candidate in candidates {
@@ -121,9 +121,9 @@ struct RequestHandler: Sendable {
                 return (candidate.provider.descriptor.name, response)
             }
         }
-        let mounted = candidates.count == 1 && !candidates[0].mount.isEmpty ? candidates[0].provider.descriptor.name : nil
+        let owner = candidates.first?.provider.descriptor.name
         let body: JSONValue = ["error": .string(HTTPStatus.reason(status)), "status": .int(status)]
-        return (mounted, .json(body, status: status))
+        return (owner, .json(body, status: status))
     }
 
     // MARK: - Log

@@ -19,11 +19,10 @@ struct CommonOptions: Sendable, Equatable {
     var sort: ItemSort?
     /// `--profile`: the config file's profile to use (else `AGGREGATE_PROFILE`).
     var profile: String?
-    /// Whether plain `http://` may be used for the base URL's host even when it is not loopback (a LAN server).
+    /// Whether plain `http://` may go to hosts other than this machine (a LAN server), with a warning.
     ///
-    /// This is the one place the opt-in lands: the config file's `allowHTTP` sets it today, and the fetch layer's
-    /// http check (issue 15's `--allow-http`) is to read it from here. Until then it is parsed, validated and
-    /// reported by `--verbose`, and the base URL check still refuses http to other hosts.
+    /// The one place the opt-in lands: `--allow-http` or the config file's `allowHTTP` set it, and the run hands it
+    /// to the base URL check and to ``FetchOptions/allowHTTP`` (which also covers redirects).
     var allowHTTP = false
     /// Credentials the config file supplies, by the provider's variable name; never printed.
     var configCredentials: [String: String] = [:]
@@ -36,8 +35,9 @@ struct CommonOptions: Sendable, Equatable {
         OptionSpec("limit", valueName: "N", help: "The most items to return (default: 20)."),
         OptionSpec("format", valueName: "FORMAT", help: "Output format: text, json, ndjson, csv or markdown (default: text)."),
         OptionSpec("offline", arity: .flag, help: "Answer from the bundled sandbox data: no network, no credentials."),
-        OptionSpec("base-url", valueName: "URL", help: "Send requests to this server instead of the API (https, or http for loopback)."),
+        OptionSpec("base-url", valueName: "URL", help: "Send requests to this server instead of the API (https, or http for this machine)."),
         OptionSpec("timeout", valueName: "SECONDS", help: "The most time one request may take (default: 15)."),
+        OptionSpec("allow-http", arity: .flag, help: "Allow plain http:// to hosts other than this machine (with a warning)."),
         OptionSpec("verbose", arity: .flag, help: "Trace requests, responses and retries on stderr (secrets redacted)."),
         OptionSpec("quiet", arity: .flag, help: "Print no notes or progress on stderr (errors are still printed)."),
         OptionSpec("fields", valueName: "FIELDS", help: "Output only these item fields, comma-separated, e.g. title,url,metrics.stars."),
@@ -54,6 +54,7 @@ struct CommonOptions: Sendable, Equatable {
         verbose = parsed.has("verbose")
         quiet = parsed.has("quiet")
         raw = parsed.has("raw")
+        allowHTTP = parsed.has("allow-http")
         baseURL = parsed.value("base-url")
         profile = parsed.value("profile")
         given = Set(Self.specs.map(\.name).filter(parsed.has))

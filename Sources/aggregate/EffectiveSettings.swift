@@ -71,7 +71,9 @@ extension CommonOptions {
             origins.append(SettingOrigin(key: "baseURL", value: descriptor.defaultBaseURL ?? "(none)", source: builtIn))
         }
 
-        if let (value, source) = fromLayers(\.allowHTTP) {
+        if given.contains("allow-http") {
+            origins.append(SettingOrigin(key: "allowHTTP", value: "true", source: commandLine))
+        } else if let (value, source) = fromLayers(\.allowHTTP) {
             allowHTTP = value
             origins.append(SettingOrigin(key: "allowHTTP", value: String(value), source: source))
         }

@@ -14,7 +14,7 @@ struct ProviderInvocation: Sendable {
     /// - Parameter standardInput: reads standard input, for parameters that take `-` to mean stdin.
     /// - Parameter settings: the config file and environment that fill what the command line leaves unset.
     static func parse(
-        _ arguments: [String], registry: ProviderRegistry, standardInput: () -> String? = { nil }, settings: SettingsSources? = nil
+        _ arguments: [String], registry: ProviderRegistry, standardInput: () -> Data? = { nil }, settings: SettingsSources? = nil
     ) throws(AggregateError) -> ProviderInvocation {
         guard let first = arguments.first else { throw AggregateError(.usage, "missing provider name") }
         let provider = try registry.require(first)
@@ -66,8 +66,13 @@ struct ProviderInvocation: Sendable {
             case .flag: text = parsed.has(parameter.name) ? "true" : nil
             }
             if parameter.readsStandardInputOnDash, text == "-" {
-                guard let input = standardInput() else {
+                guard let bytes = standardInput() else {
                     throw AggregateError(.usage, "--\(parameter.name) - reads standard input, but nothing could be read", provider: descriptor.name)
+                }
+                guard let input = String(data: bytes, encoding: .utf8) else {
+                    throw AggregateError(
+                        .invalidInput, "--\(parameter.name) - read standard input, but it is not UTF-8 text; convert it first (e.g. with iconv)",
+                        provider: descriptor.name)
                 }
                 text = input
             }
@@ -103,11 +108,8 @@ struct Context: Sendable {
     var dataDirectory: URL
     /// The live transport (tests may inject another).
     var makeTransport: @Sendable () -> any HTTPTransport = { URLSessionTransport() }
-    /// Reads all of standard input.
-    var readStandardInput: @Sendable () -> String? = {
-        let data = FileHandle.standardInput.readDataToEndOfFile()
-        return String(data: data, encoding: .utf8)
-    }
+    /// Reads all of standard input, as bytes: the caller decides what text encoding they must be in.
+    var readStandardInput: @Sendable () -> Data? = { FileHandle.standardInput.readDataToEndOfFile() }
 
     /// The sandbox data directory: `$XDG_DATA_HOME/aggregate/sandbox`, else `~/.local/share/aggregate/sandbox`.
     static func defaultDataDirectory(environment: [String: String]) -> URL {
@@ -133,7 +135,7 @@ struct InvocationRunner: Sendable {
         let offline = invocation.common.offline
         let baseURL = offline
             ? Self.offlineBaseURL(for: descriptor.name)
-            : try descriptor.baseURL(override: invocation.common.baseURL, environment: context.environment)
+            : try descriptor.baseURL(override: invocation.common.baseURL, environment: context.environment, allowHTTP: invocation.common.allowHTTP)
         var query = Query(
             provider: descriptor.name, operation: invocation.operation.name, parameters: invocation.parameters,
             limit: invocation.common.limit, baseURL: baseURL,
@@ -144,7 +146,8 @@ struct InvocationRunner: Sendable {
 
     /// The fetcher for `invocation`: the sandbox in-process when offline, the network otherwise.
     func fetcher(for invocation: ProviderInvocation, cache: RunCache, transport: (any HTTPTransport)? = nil) -> Fetcher {
-        let options = FetchOptions(timeout: invocation.common.timeout, events: events)
+        var options = FetchOptions(timeout: invocation.common.timeout, events: events)
+        options.allowHTTP = invocation.common.allowHTTP
         if invocation.common.offline {
             let store = SandboxStore(directory: context.dataDirectory)
             return Fetcher(transport: SandboxTransport(registry: context.registry, store: store), options: options, source: .offline, cache: cache)
@@ -273,7 +276,20 @@ enum ProviderCommand {
             }
             let style = TextStyle(width: context.terminal.width, color: context.terminal.colorOnStdout)
             console.out(invocation.provider.init().textView(result, style: style))
+            if !invocation.common.quiet, let note = cutAtDefaultLimitNote(result, common: invocation.common) {
+                console.err("note: \(result.provider): \(note)\n")
+            }
         }
+    }
+
+    /// Says so when a text view stopped at the default limit and more items exist, so a short list is never
+    /// mistaken for the whole: `showing 20 of 27; use --limit to see more`.
+    static func cutAtDefaultLimitNote(_ result: ProviderResult, common: CommonOptions) -> String? {
+        guard !common.limitIsExplicit, result.items.count >= common.limit else { return nil }
+        if let total = result.meta.totalCount {
+            return total > result.items.count ? "showing \(result.items.count) of \(total); use --limit to see more" : nil
+        }
+        return result.meta.nextCursor != nil ? "showing the first \(result.items.count); more exist; use --limit to see more" : nil
     }
 }
 

@@ -36,7 +36,7 @@ import Testing
         Case(operation: "post", status: 422, contentType: json, body: #"{"status":"422","error":"ActionController::InvalidAuthenticityToken"}"#, kind: .http,
              message: "not saved: the board rejected a JSON post without a CSRF token (HTTP 422 with no field errors); it must accept JSON posts without one (Rails: protect_from_forgery with: :null_session)"),
         Case(operation: "post", status: 422, contentType: json, body: #"{"status":422,"error":"Unprocessable Entity"}"#, kind: .http,
-             message: "not saved: the board rejected the post without naming a field (HTTP 422 Unprocessable Entity); boards that demand a CSRF token answer JSON posts this way"),
+             message: "not saved: the board rejected the post without naming a field (HTTP 422 Unprocessable Entity), as a board in production mode answers a JSON post without a CSRF token; it must accept JSON posts without one (Rails: protect_from_forgery with: :null_session)"),
         Case(operation: "post", status: 422, contentType: "text/plain", body: "nope", kind: .http,
              message: "not saved: the board rejected the message (HTTP 422: \"nope\")"),
         Case(operation: "post", status: 400, contentType: json, body: #"{"status":400,"error":"Bad Request"}"#, kind: .http,

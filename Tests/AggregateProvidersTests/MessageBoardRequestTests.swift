@@ -98,6 +98,6 @@ import Testing
         }
         let result = await MessageBoardTesting.run("post", name: "Joe", message: "hi", transport: transport)
         #expect(log.requests.count == 1, "a post is not retried even when it surely did not arrive")
-        #expect(result.error?.message == "cannot connect to 127.0.0.1:3000: connection refused")
+        #expect(result.error?.message == "cannot connect to 127.0.0.1:3000: connection refused; nothing was sent")
     }
 }

@@ -33,6 +33,7 @@ struct EchoTestProvider: Provider {
         examples: [])
 
     static var sandboxEnvironment: [String: String] { ["TESTAPI_TOKEN": token, "TESTAPI_KEY": key] }
+    static var sandboxPaths: [SandboxPathPattern] { ["/echo", "/private"] }
 
     static func sandboxResponse(for request: SandboxRequest, context: SandboxContext) -> SandboxResponse? {
         switch request.path {

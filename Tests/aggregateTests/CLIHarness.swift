@@ -15,13 +15,15 @@ struct CLIHarness {
     var environment: [String: String] = [:]
     var width = 100
     var stdin: String? = nil
+    /// Raw standard input, e.g. bytes that are not UTF-8 (wins over `stdin`).
+    var stdinBytes: Data? = nil
     var dataDirectory: URL = FileManager.default.temporaryDirectory.appendingPathComponent("aggregate-tests-\(UUID().uuidString)")
     var makeTransport: @Sendable () -> any HTTPTransport = { URLSessionTransport() }
 
     func run(_ arguments: [String]) async -> Output {
         let out = Buffer()
         let err = Buffer()
-        let input = stdin
+        let input = stdinBytes ?? stdin.map { Data($0.utf8) }
         var context = Context(
             registry: try! ProviderRegistry(allProviders), environment: environment,
             console: Console(out: { out.append($0) }, err: { err.append($0) }),

@@ -27,6 +27,28 @@ import Testing
         return try #require(document["results"]?[0]?["items"]?.array?.count)
     }
 
+    /// The config file's `allowHTTP` is the same opt-in as `--allow-http`. The run stops at the missing credential,
+    /// after the http check and before anything is sent, so no traffic leaves this machine.
+    @Test func configAllowHTTPOpensPlainHTTPToALANHostLikeTheFlag() throws {
+        let folder = Folder()
+        let lan = ["tmdb", "popular", "--base-url", "http://board.lan:3000", "--verbose"]
+        let refused = try folder.run(lan)
+        #expect(refused.status == 78)
+        #expect(refused.stderr.contains(PlainHTTP.refusal(host: "board.lan")))
+
+        try folder.write(#"{"providers": {"tmdb": {"allowHTTP": true}}}"#)
+        let allowed = try folder.run(lan)
+        #expect(allowed.status == 78)
+        #expect(!allowed.stderr.contains("refusing plain http://"))
+        #expect(allowed.stderr.contains(PlainHTTP.warning(host: "board.lan")))
+        #expect(allowed.stderr.contains("TMDB_ACCESS_TOKEN"), "stopped at the missing credential: \(allowed.stderr)")
+        #expect(allowed.stderr.contains("allowHTTP"), "--verbose says where the setting came from")
+
+        try folder.write(#"{"providers": {"tmdb": {"allowHTTP": false}}}"#)
+        let flag = try folder.run(lan + ["--allow-http"])
+        #expect(flag.stderr.contains(PlainHTTP.warning(host: "board.lan")), "the command line wins over the file")
+    }
+
     @Test func pathFollowsXDGConfigHomeThenHome() throws {
         let folder = Folder()
         #expect(try folder.run(["config", "path"]).stdout == folder.file.path + "\n")

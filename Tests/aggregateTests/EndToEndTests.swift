@@ -39,7 +39,7 @@ import Testing
         (["meetup", "--lat", "1", "--lon", "2", "--formt", "json"], "Error: meetup: unknown option '--formt' (did you mean '--format'?)"),
         (["meetup", "--lat", "1", "--lon", "2", "--api", "v3"], "Error: meetup: --api must be one of graphql, v2, not 'v3'"),
         (["meetup", "extra", "--lat", "1", "--lon", "2"], "Error: meetup: unexpected argument 'extra'"),
-        (["meetup", "--lat", "1", "--lon", "2", "--base-url", "http://example.com"], "Error: meetup: refusing plain http:// for example.com: use https:// (http is allowed only for loopback hosts such as 127.0.0.1)"),
+        (["meetup", "--lat", "1", "--lon", "2", "--base-url", "http://example.com"], "Error: meetup: refusing plain http:// to example.com: use https://, or pass --allow-http to send requests to it unencrypted"),
     ])
     func badCommandLinesGiveOneClearLine(arguments: [String], firstLine: String) throws {
         let output = try Binary.run(arguments, environment: ["MEETUP_API_KEY": "k"])

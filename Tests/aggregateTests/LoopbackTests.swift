@@ -9,8 +9,11 @@ final class LoopbackSandbox: Sendable {
     let server: SandboxServer
     let dataDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("aggregate-loopback-\(UUID().uuidString)")
 
-    init(failRate: Double = 0, faults: [String] = [], settings: [String: String] = [:], providers: [any Provider.Type] = allProviders) throws {
-        var configuration = SandboxServerConfiguration(port: 0, failRate: failRate, log: { _ in })
+    init(
+        host: String = "127.0.0.1", failRate: Double = 0, faults: [String] = [], settings: [String: String] = [:],
+        providers: [any Provider.Type] = allProviders
+    ) throws {
+        var configuration = SandboxServerConfiguration(host: host, port: 0, failRate: failRate, log: { _ in })
         configuration.faults = try faults.map(SandboxFault.parse)
         configuration.store = SandboxStore(directory: dataDirectory)
         configuration.settings = settings

@@ -110,6 +110,16 @@ import Testing
         #expect(board.server.requestCount == 1)
     }
 
+    @Test func aBoardInProductionModeDemandingACSRFTokenGetsTheSameFix() async throws {
+        let board = try Board(settings: ["messageboard.csrf": "production"])
+        defer { board.server.stop() }
+        let output = await board.run(["post", "--name", "Joe", "--message", "hi"])
+        #expect(output.code == .failure)
+        #expect(output.stderr.hasSuffix("; it must accept JSON posts without one (Rails: protect_from_forgery with: :null_session)\n"), "\(output.stderr)")
+        #expect(output.stderr.contains("HTTP 422 Unprocessable Entity"))
+        #expect(board.server.requestCount == 1)
+    }
+
     @Test(arguments: [
         ("status=400; method=POST", "Error: messageboard: not saved: the board answered HTTP 400 Bad Request\n"),
         ("status=404; method=POST", "Error: messageboard: not saved: the board has no /messages.json at this address (HTTP 404): set MESSAGEBOARD_URL or --base-url to the board's root, e.g. http://localhost:3000\n"),
@@ -181,6 +191,7 @@ import Testing
 struct RecordingBoard: Provider {
     static let descriptor = MessageBoardProvider.descriptor
     static let sandboxEnvironment: [String: String] = [:]
+    static let sandboxPaths = MessageBoardProvider.sandboxPaths
     private static let recorded = Recorded()
 
     init() {}

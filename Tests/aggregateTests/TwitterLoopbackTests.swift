@@ -125,7 +125,7 @@ import Testing
         #expect(sandbox.server.requestCount == 3, "lookup, the limited page, the retry")
     }
 
-    @Test(arguments: [("v2", "/twitter/2/users/by/username", "Rate limit exceeded"), ("v1.1", "/twitter/1.1/statuses", "code 88: Rate limit exceeded")])
+    @Test(arguments: [("v2", "/twitter/2/users/by/username", "Too Many Requests"), ("v1.1", "/twitter/1.1/statuses", "code 88: Rate limit exceeded")])
     func a429BeyondTheBudgetSaysWhenTheLimitResets(_ api: String, _ path: String, _ said: String) async throws {
         let sandbox = try LoopbackSandbox(faults: ["status=429; path=\(path)"], settings: ["twitter.rate-limit-reset": "600"])
         let before = Date()

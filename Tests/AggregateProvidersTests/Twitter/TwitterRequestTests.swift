@@ -75,7 +75,7 @@ import Testing
         #expect(spec.url.path == "/2/users/11348282/tweets")
         #expect(components(spec) == [
             "max_results": "5",
-            "tweet.fields": "created_at,public_metrics,lang,entities,referenced_tweets,in_reply_to_user_id",
+            "tweet.fields": "author_id,created_at,public_metrics,lang,entities,referenced_tweets,in_reply_to_user_id",
             "expansions": "author_id",
             "user.fields": "username,name",
         ])
