@@ -1,17 +1,23 @@
 // swift-tools-version:6.0
+import Foundation
 import PackageDescription
 
-/// Every provider lives in `Providers/<Name>` and depends on `AggregateCore` only.
-/// Adding a provider means adding its name here and its type to `Sources/AggregateProviders`.
-let providerNames = ["Meetup", "Kiva", "TMDb", "Twitter", "MessageBoard"]
+/// Every provider lives in `Providers/<Name>`: its client (target `<Name>Provider`, depending on `AggregateCore`
+/// only) and, in `Providers/<Name>/Sandbox`, its emulator (target `<Name>Sandbox`, also on `AggregateCore` only,
+/// never on the client). A new folder is picked up here without editing a list; the umbrella lists in
+/// `Sources/AggregateProviders` and `Sources/AggregateSandbox` are checked against the folders by `RegistryTests`.
+let providerNames: [String] = {
+    let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Providers").path
+    let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+    return names.filter { !$0.hasPrefix(".") }.sorted()
+}()
+let providerTargets: [Target.Dependency] = providerNames.map { .target(name: "\($0)Provider") }
+let sandboxTargets: [Target.Dependency] = providerNames.map { .target(name: "\($0)Sandbox") }
 
 var targets: [Target] = [
     .target(name: "AggregateCore"),
-    .target(name: "AggregateSandbox", dependencies: ["AggregateCore"]),
-    .target(
-        name: "AggregateProviders",
-        dependencies: ["AggregateCore"] + providerNames.map { .target(name: "\($0)Provider") }
-    ),
+    .target(name: "AggregateSandbox", dependencies: ["AggregateCore"] + sandboxTargets),
+    .target(name: "AggregateProviders", dependencies: ["AggregateCore"] + providerTargets),
     .executableTarget(
         name: "aggregate",
         dependencies: ["AggregateCore", "AggregateSandbox", "AggregateProviders"]
@@ -24,13 +30,13 @@ var targets: [Target] = [
     .testTarget(name: "AggregateSandboxTests", dependencies: ["AggregateCore", "AggregateSandbox", "AggregateTestSupport"]),
     .testTarget(
         name: "AggregateProvidersTests",
-        dependencies: ["AggregateCore", "AggregateProviders", "AggregateSandbox", "AggregateTestSupport"]
-            + providerNames.map { .target(name: "\($0)Provider") },
+        dependencies: ["AggregateCore", "AggregateProviders", "AggregateSandbox", "AggregateTestSupport"] + providerTargets + sandboxTargets,
         exclude: ["Fixtures", "Golden"]
     ),
     .testTarget(
         name: "aggregateTests",
-        dependencies: ["aggregate", "AggregateCore", "AggregateSandbox", "AggregateProviders", "AggregateTestSupport"],
+        dependencies: ["aggregate", "AggregateCore", "AggregateSandbox", "AggregateProviders", "AggregateTestSupport"]
+            + providerTargets + sandboxTargets,
         exclude: ["Golden"]
     ),
 ]
@@ -41,8 +47,11 @@ for name in providerNames {
             name: "\(name)Provider",
             dependencies: ["AggregateCore"],
             path: "Providers/\(name)",
-            exclude: ["SampleData", "README.md"]
+            exclude: ["Sandbox", "SampleData", "README.md"]
         )
+    )
+    targets.append(
+        .target(name: "\(name)Sandbox", dependencies: ["AggregateCore"], path: "Providers/\(name)/Sandbox")
     )
 }
 
@@ -61,6 +70,7 @@ let package = Package(
         .executable(name: "aggregate", targets: ["aggregate"]),
         .library(name: "AggregateCore", targets: ["AggregateCore"]),
         .library(name: "AggregateProviders", targets: ["AggregateProviders"]),
+        .library(name: "AggregateSandbox", targets: ["AggregateSandbox"]),
     ],
     targets: targets,
     swiftLanguageModes: [.v6]

@@ -45,8 +45,6 @@ struct DocumentSource: Provider {
         return AggregateError(kind, "\(call.query.baseURL.redactedForDisplay) answered HTTP \(response.status) with \(what)", httpStatus: response.status)
     }
 
-    static func sandboxResponse(for request: SandboxRequest, context: SandboxContext) -> SandboxResponse? { nil }
-    static var sandboxEnvironment: [String: String] { [:] }
 
 }
 

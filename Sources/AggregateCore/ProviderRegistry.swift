@@ -4,11 +4,13 @@ public import Foundation
 public struct ProviderRegistry: Sendable {
     /// The providers, in the order given.
     public let providers: [any Provider.Type]
+    /// The emulators served by the sandbox and `--offline` (none for an app that only fetches).
+    public let sandboxes: [any SandboxProviding.Type]
 
     /// Creates a registry.
-    /// - Throws: ``AggregateError`` of kind `config` when two providers share a name, a name is not lower-case, or
-    ///   two providers claim overlapping sandbox root paths (``SandboxProviding/sandboxPaths``).
-    public init(_ providers: [any Provider.Type]) throws {
+    /// - Throws: ``AggregateError`` of kind `config` when two providers share a name, a name is not lower-case,
+    ///   an emulator has no provider, or two emulators claim overlapping root paths (``SandboxProviding/sandboxPaths``).
+    public init(_ providers: [any Provider.Type], sandboxes: [any SandboxProviding.Type] = []) throws {
         var seen: Set<String> = []
         for provider in providers {
             let name = provider.descriptor.name
@@ -20,8 +22,20 @@ public struct ProviderRegistry: Sendable {
                 throw AggregateError(.config, "two providers are named '\(name)'")
             }
         }
-        try Self.checkSandboxPaths(providers)
+        for sandbox in sandboxes where !seen.contains(sandbox.providerName) {
+            throw AggregateError(.config, "the sandbox for '\(sandbox.providerName)' has no provider of that name")
+        }
+        guard Set(sandboxes.map { $0.providerName }).count == sandboxes.count else {
+            throw AggregateError(.config, "two sandboxes emulate the same provider")
+        }
+        try Self.checkSandboxPaths(sandboxes)
         self.providers = providers
+        self.sandboxes = sandboxes
+    }
+
+    /// The emulator of the provider named `name`, when the registry serves one.
+    public func sandbox(named name: String) -> (any SandboxProviding.Type)? {
+        sandboxes.first { $0.providerName == name }
     }
 
     /// The providers' names, in order.
@@ -52,9 +66,9 @@ public struct SandboxRouter: Sendable {
     public init(registry: ProviderRegistry) { self.registry = registry }
 
     /// Which provider serves `path` (none or one), and the path as that provider sees it.
-    public func route(_ path: String) -> [(provider: any Provider.Type, path: String, mount: String)] {
+    public func route(_ path: String) -> [(provider: any SandboxProviding.Type, path: String, mount: String)] {
         let segments = path.split(separator: "/", maxSplits: 1, omittingEmptySubsequences: true)
-        if let first = segments.first, let provider = registry.provider(named: String(first)) {
+        if let first = segments.first, let provider = registry.sandbox(named: String(first)) {
             let rest = segments.count > 1 ? "/" + segments[1] : "/"
             return [(provider, rest, "/" + first)]
         }
@@ -71,12 +85,12 @@ public struct SandboxRouter: Sendable {
                 baseURL: candidate.mount.isEmpty ? serverURL : serverURL.appendingEndpoint(candidate.mount),
                 now: now, store: store, settings: settings)
             if let response = candidate.provider.sandboxResponse(for: routed, context: context) {
-                return (candidate.provider.descriptor.name, response)
+                return (candidate.provider.providerName, response)
             }
         }
         let body: JSONValue = [
             "error": "not found",
-            "message": .string("The sandbox has no route for \(request.method) \(request.path). Providers: \(registry.names.joined(separator: ", ")); mount one at /<name>/..."),
+            "message": .string("The sandbox has no route for \(request.method) \(request.path). Providers: \(registry.sandboxes.map { $0.providerName }.joined(separator: ", ")); mount one at /<name>/..."),
         ]
         return (nil, .json(body, status: 404))
     }

@@ -40,17 +40,17 @@ public struct SandboxPathPattern: Sendable, Hashable, ExpressibleByStringLiteral
 }
 
 extension ProviderRegistry {
-    /// The provider that owns `path` at the sandbox's root (at most one: the registry refuses overlaps).
-    public func sandboxOwner(of path: String) -> (any Provider.Type)? {
-        providers.first { provider in provider.sandboxPaths.contains { $0.matches(path) } }
+    /// The emulator that owns `path` at the sandbox's root (at most one: the registry refuses overlaps).
+    public func sandboxOwner(of path: String) -> (any SandboxProviding.Type)? {
+        sandboxes.first { sandbox in sandbox.sandboxPaths.contains { $0.matches(path) } }
     }
 
-    /// Throws when two providers claim a root path that one request could match.
-    static func checkSandboxPaths(_ providers: [any Provider.Type]) throws {
+    /// Throws when two emulators claim a root path that one request could match.
+    static func checkSandboxPaths(_ sandboxes: [any SandboxProviding.Type]) throws {
         var claimed: [(owner: String, pattern: SandboxPathPattern)] = []
-        for provider in providers {
-            let name = provider.descriptor.name
-            for pattern in provider.sandboxPaths {
+        for sandbox in sandboxes {
+            let name = sandbox.providerName
+            for pattern in sandbox.sandboxPaths {
                 if let clash = claimed.first(where: { $0.owner != name && $0.pattern.overlaps(pattern) }) {
                     throw AggregateError(
                         .config,

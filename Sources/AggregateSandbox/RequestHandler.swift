@@ -15,7 +15,7 @@ struct RequestHandler: Sendable {
     init(registry: ProviderRegistry, configuration: SandboxServerConfiguration) {
         self.router = SandboxRouter(registry: registry)
         self.configuration = configuration
-        self.redactor = Redactor(secrets: registry.providers.flatMap { Array($0.sandboxEnvironment.values) })
+        self.redactor = Redactor(secrets: registry.sandboxes.flatMap { Array($0.sandboxEnvironment.values) })
         self.rules = FaultRules(configuration.faults)
     }
 
@@ -118,10 +118,10 @@ struct RequestHandler: Sendable {
                 baseURL: candidate.mount.isEmpty ? serverURL : serverURL.appendingEndpoint(candidate.mount),
                 now: now, store: configuration.store, settings: configuration.settings)
             if let response = candidate.provider.sandboxFaultResponse(status: status, request: routed, context: context) {
-                return (candidate.provider.descriptor.name, response)
+                return (candidate.provider.providerName, response)
             }
         }
-        let owner = candidates.first?.provider.descriptor.name
+        let owner = candidates.first?.provider.providerName
         let body: JSONValue = ["error": .string(HTTPStatus.reason(status)), "status": .int(status)]
         return (owner, .json(body, status: status))
     }

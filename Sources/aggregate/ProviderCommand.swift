@@ -139,7 +139,7 @@ struct InvocationRunner: Sendable {
         var query = Query(
             provider: descriptor.name, operation: invocation.operation.name, parameters: invocation.parameters,
             limit: invocation.common.limit, baseURL: baseURL,
-            environment: offline ? invocation.provider.sandboxEnvironment : invocation.common.providerEnvironment(context.environment))
+            environment: offline ? (context.registry.sandbox(named: descriptor.name)?.sandboxEnvironment ?? [:]) : invocation.common.providerEnvironment(context.environment))
         query.isLimitExplicit = invocation.common.limitIsExplicit
         return query
     }

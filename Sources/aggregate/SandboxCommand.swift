@@ -97,7 +97,7 @@ enum SandboxCommand {
         var text = "aggregate sandbox listening on \(base) (providers: \(registry.names.joined(separator: ", ")))\n"
         for provider in registry.providers {
             let descriptor = provider.descriptor
-            let credentials = provider.sandboxEnvironment.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
+            let credentials = (registry.sandbox(named: descriptor.name)?.sandboxEnvironment ?? [:]).sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
             let line = (["\(descriptor.baseURLVariable)=\(base)"] + credentials).joined(separator: " ")
             text += "  \(descriptor.name): \(line)\n"
         }

@@ -1,5 +1,6 @@
 import AggregateCore
 import AggregateProviders
+import AggregateSandbox
 import Foundation
 
 // Broken pipes (e.g. `aggregate ... | head`) should end the process quietly, not kill it with a signal trace.
@@ -8,7 +9,7 @@ signal(SIGPIPE, SIG_IGN)
 let environment = ProcessInfo.processInfo.environment
 let registry: ProviderRegistry
 do {
-    registry = try ProviderRegistry(allProviders)
+    registry = try ProviderRegistry(allProviders, sandboxes: allSandboxes)
 } catch {
     FileHandle.standardError.write(Data("Error: \(error)\n".utf8))
     exit(ExitCode.failure.rawValue)

@@ -15,8 +15,6 @@ struct PagerProvider: Provider {
             ProviderOperation(name: "write", summary: "Write.", itemKind: "thing", writes: true),
         ],
         examples: [])
-    static let sandboxEnvironment: [String: String] = [:]
-    static func sandboxResponse(for request: SandboxRequest, context: SandboxContext) -> SandboxResponse? { nil }
 
     func operation(named name: String, plan: Void) -> any APIOperation<Void> { Items(writes: name == "write") }
 

@@ -3,6 +3,7 @@ import AggregateTestSupport
 import Foundation
 import Testing
 @testable import MessageBoardProvider
+@testable import MessageBoardSandbox
 
 /// The sandbox board's routes: both shapes, Rails-like create and validation, CSRF mode, and the store.
 @Suite struct MessageBoardSandboxTests {
@@ -144,7 +145,7 @@ import Testing
     @Test func faultsAnswerLikeRailsDoesForJSONRequests() {
         let request = SandboxRequest(method: "POST", path: "/messages.json")
         let context = SandboxContext(baseURL: MessageBoardTesting.baseURL)
-        let response = MessageBoardProvider.sandboxFaultResponse(status: 503, request: request, context: context)
+        let response = MessageBoardSandbox.sandboxFaultResponse(status: 503, request: request, context: context)
         #expect(response?.status == 503)
         #expect(response?.json == ["status": 503, "error": "Service Unavailable"])
     }
@@ -166,7 +167,7 @@ import Testing
 
     @Test func theClientReportsACorruptStoreClearly() async throws {
         try Data("{\"messages\": [".utf8).write(to: storeFile)
-        let transport = SandboxTransport(registry: try ProviderRegistry([MessageBoardProvider.self]), store: store)
+        let transport = SandboxTransport(registry: try ProviderRegistry([MessageBoardProvider.self], sandboxes: [MessageBoardSandbox.self]), store: store)
         let result = await MessageBoardTesting.run("post", name: "Joe", message: "hi", transport: transport, baseURL: URL(string: "http://sandbox.localhost/messageboard")!)
         let message = try #require(result.error?.message)
         #expect(message.hasPrefix("the board failed while saving (HTTP 500 Internal Server Error: the sandbox store \(storeFile.path) is corrupt"))
@@ -176,7 +177,7 @@ import Testing
     // MARK: Concurrency
 
     @Test func twentyConcurrentPostsLoseNothingAndDuplicateNothing() async throws {
-        let transport = SandboxTransport(registry: try ProviderRegistry([MessageBoardProvider.self]), store: store)
+        let transport = SandboxTransport(registry: try ProviderRegistry([MessageBoardProvider.self], sandboxes: [MessageBoardSandbox.self]), store: store)
         let base = URL(string: "http://sandbox.localhost/messageboard")!
         let saved = await withTaskGroup(of: ProviderResult.self) { group in
             for index in 1...20 {

@@ -2,6 +2,7 @@ import AggregateCore
 import AggregateTestSupport
 import Foundation
 @testable import MessageBoardProvider
+@testable import MessageBoardSandbox
 
 /// Shared pieces of the message board tests.
 enum MessageBoardTesting {
@@ -58,7 +59,7 @@ enum MessageBoardTesting {
         let request = SandboxRequest(
             method: method, url: URL(string: "http://127.0.0.1:3000" + path)!, headers: headers, body: Data((body ?? "").utf8))
         let context = SandboxContext(baseURL: baseURL, now: now, store: store, settings: settings)
-        return MessageBoardProvider.sandboxResponse(for: request, context: context)
+        return MessageBoardSandbox.sandboxResponse(for: request, context: context)
     }
 }
 

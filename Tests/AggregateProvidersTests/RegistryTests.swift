@@ -3,6 +3,7 @@ import AggregateProviders
 import AggregateTestSupport
 import Foundation
 import Testing
+import AggregateSandbox
 
 /// Guards that every provider folder is registered exactly once, and that every descriptor is usable.
 @Suite struct RegistryTests {
@@ -11,7 +12,7 @@ import Testing
             .filter { !$0.hasPrefix(".") }
         let registered = allProviders.map { String(describing: $0).replacingOccurrences(of: "Provider", with: "") }
         #expect(Set(folders) == Set(registered), "Providers/ and allProviders must list the same providers")
-        #expect(try ProviderRegistry(allProviders).names.count == folders.count)
+        #expect(try ProviderRegistry(allProviders, sandboxes: allSandboxes).names.count == folders.count)
     }
 
     @Test func duplicateNamesAreRejected() {
@@ -19,7 +20,7 @@ import Testing
     }
 
     @Test func unknownNamesAreUsageErrorsListingTheValidNames() throws {
-        let registry = try ProviderRegistry(allProviders)
+        let registry = try ProviderRegistry(allProviders, sandboxes: allSandboxes)
         do {
             _ = try registry.require("nope")
             Issue.record("expected an error")
@@ -31,7 +32,7 @@ import Testing
 
     @Test(arguments: allProviders.map { $0.descriptor.name })
     func descriptorIsComplete(_ name: String) throws {
-        let descriptor = try ProviderRegistry(allProviders).require(name).descriptor
+        let descriptor = try ProviderRegistry(allProviders, sandboxes: allSandboxes).require(name).descriptor
         #expect(!descriptor.summary.isEmpty && descriptor.summary.hasSuffix("."))
         #expect(descriptor.docsURL.hasPrefix("https://"))
         #expect(!descriptor.operations.isEmpty)
@@ -48,15 +49,78 @@ import Testing
         }
     }
 
-    @Test(.requires(.python3)) func sampleDataSourcesAreUpToDate() throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", TestPaths.packageRoot.appendingPathComponent("scripts/generate-sample-data.py").path, "--check"]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        process.waitUntilExit()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        #expect(process.terminationStatus == 0, "\(text)")
+    @Test func everyFolderHasOneEmulatorAndTheEmulatorsImportNoClient() throws {
+        let root = TestPaths.packageRoot.appendingPathComponent("Providers")
+        let folders = try FileManager.default.contentsOfDirectory(atPath: root.path).filter { !$0.hasPrefix(".") }
+        #expect(Set(folders.map { $0 + "Sandbox" }) == Set(allSandboxes.map { String(describing: $0) }), "Providers/ and allSandboxes must agree")
+        let registry = try ProviderRegistry(allProviders, sandboxes: allSandboxes)
+        #expect(Set(registry.sandboxes.map { $0.providerName }) == Set(registry.names))
+        for folder in folders {
+            let sandbox = root.appendingPathComponent("\(folder)/Sandbox")
+            for file in try FileManager.default.contentsOfDirectory(atPath: sandbox.path) where file.hasSuffix(".swift") {
+                let text = try String(contentsOf: sandbox.appendingPathComponent(file), encoding: .utf8)
+                #expect(!text.contains("import \(folder)Provider"), "\(folder)/Sandbox/\(file) must not import the client")
+            }
+        }
+    }
+
+    /// The emulators' sample data is compiled in from `Providers/<Name>/SampleData/*.json`. This test fails when a
+    /// generated file is stale; run it with `AGGREGATE_WRITE_SAMPLE_DATA=1` to rewrite the generated files.
+    @Test func sampleDataSourcesAreUpToDate() throws {
+        let root = TestPaths.packageRoot.appendingPathComponent("Providers")
+        let rewrite = ProcessInfo.processInfo.environment["AGGREGATE_WRITE_SAMPLE_DATA"] == "1"
+        for folder in try FileManager.default.contentsOfDirectory(atPath: root.path).filter({ !$0.hasPrefix(".") }).sorted() {
+            let target = root.appendingPathComponent("\(folder)/Sandbox/Generated/SampleData.swift")
+            let wanted = try SampleDataSource.render(provider: folder, folder: root.appendingPathComponent("\(folder)/SampleData"))
+            if rewrite {
+                try FileManager.default.createDirectory(at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
+                try Data(wanted.utf8).write(to: target)
+            }
+            let current = try? String(contentsOf: target, encoding: .utf8)
+            #expect(
+                current == wanted,
+                "Providers/\(folder)/Sandbox/Generated/SampleData.swift is stale: run AGGREGATE_WRITE_SAMPLE_DATA=1 swift test --filter sampleDataSourcesAreUpToDate")
+        }
+    }
+}
+
+/// Renders `SampleData/*.json` as Swift string constants, one per file, each the file's exact text.
+enum SampleDataSource {
+    static func render(provider: String, folder: URL) throws -> String {
+        var lines = [
+            "// Generated by RegistryTests.sampleDataSourcesAreUpToDate from SampleData/*.json. Do not edit by hand.",
+            "",
+            "/// The sandbox's bundled \(provider) data, compiled in so the binary needs no resource bundle.",
+            "enum \(provider)SampleData {",
+        ]
+        let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".json") }.sorted()
+        for file in files {
+            var text = try String(contentsOf: folder.appendingPathComponent(file), encoding: .utf8)
+            _ = try JSONParser().parse(Data(text.utf8))  // refuse to embed invalid JSON
+            while text.hasSuffix("\n") { text.removeLast() }
+            lines.append("    /// `SampleData/\(file)`.")
+            lines.append("    static let \(constantName(String(file.dropLast(5)))) = \(rawLiteral(text))")
+            lines.append("")
+        }
+        if lines.last == "" { lines.removeLast() }
+        lines.append("}")
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// `movie_details` → `movieDetailsJSON`.
+    static func constantName(_ stem: String) -> String {
+        let parts = stem.split(whereSeparator: { !($0.isASCII && ($0.isLetter || $0.isNumber)) }).map(String.init)
+        let head = (parts.first ?? "").lowercased()
+        return head + parts.dropFirst().map { $0.prefix(1).uppercased() + $0.dropFirst() }.joined() + "JSON"
+    }
+
+    /// A raw multi-line literal with enough `#` that the text cannot close it early.
+    static func rawLiteral(_ text: String) -> String {
+        var hashes = 1
+        while text.contains("\"\"\"" + String(repeating: "#", count: hashes)) || text.contains("\"" + String(repeating: "#", count: hashes)) {
+            hashes += 1
+        }
+        let fence = String(repeating: "#", count: hashes)
+        return "\(fence)\"\"\"\n\(text)\n\"\"\"\(fence)"
     }
 }

@@ -20,7 +20,8 @@ import FoundationNetworking
 // MARK: - A provider that exists only for these tests
 
 /// Echoes requests back as JSON and guards `/private` with a bearer token, like a real API's auth.
-struct EchoTestProvider: Provider {
+struct EchoTestProvider: Provider, SandboxProviding {
+    static let providerName = "testapi"
     static let token = "sandbox-token"
     static let key = "sandbox-key-1234"
 
@@ -111,7 +112,7 @@ final class LogRecorder: @unchecked Sendable {
     }
 }
 
-let testRegistry: ProviderRegistry = try! ProviderRegistry([EchoTestProvider.self])
+let testRegistry: ProviderRegistry = try! ProviderRegistry([EchoTestProvider.self], sandboxes: [EchoTestProvider.self])
 
 /// A configuration for tests: ephemeral port, a log recorder, and the given tweaks.
 func testConfiguration(

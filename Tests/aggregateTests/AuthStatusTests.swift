@@ -6,7 +6,7 @@ import Testing
 
 /// `aggregate auth status` through the built binary, checked against the sandbox on a loopback port.
 @Suite(.serialized) struct AuthStatusTests {
-    static let registry = try! ProviderRegistry(allProviders)
+    static let registry = try! ProviderRegistry(allProviders, sandboxes: allSandboxes)
 
     /// Every provider pointed at the sandbox, with the sandbox's demo credentials in the environment.
     func sandboxEnvironment(_ sandbox: LoopbackSandbox) -> [String: String] {
@@ -14,7 +14,7 @@ import Testing
         for provider in Self.registry.providers {
             let name = provider.descriptor.name
             environment["AGGREGATE_\(name.uppercased())_BASE_URL"] = "\(sandbox.url)/\(name)"
-            environment.merge(provider.sandboxEnvironment) { current, _ in current }
+            environment.merge(Self.registry.sandbox(named: name)?.sandboxEnvironment ?? [:]) { current, _ in current }
         }
         return environment
     }
@@ -49,7 +49,7 @@ import Testing
         }
         #expect(status["meetup"]?.contains("MEETUP_") == true)
         #expect(sandbox.server.requestCount >= Self.registry.names.count)
-        for secret in Self.registry.providers.flatMap({ $0.sandboxEnvironment.values }) where secret.count >= 12 {
+        for secret in Self.registry.sandboxes.flatMap({ $0.sandboxEnvironment.values }) where secret.count >= 12 {
             #expect(!output.stdout.contains(secret))
         }
     }
@@ -73,7 +73,7 @@ import Testing
 
     @Test func credentialsFromTheConfigFileAreNamedAndChecked() throws {
         let sandbox = try LoopbackSandbox()
-        let token = try #require(Self.registry.provider(named: "twitter")?.sandboxEnvironment["X_BEARER_TOKEN"])
+        let token = try #require(Self.registry.sandbox(named: "twitter")?.sandboxEnvironment["X_BEARER_TOKEN"])
         let home = FileManager.default.temporaryDirectory.appendingPathComponent("aggregate-auth-\(UUID().uuidString)")
         let file = home.appendingPathComponent("aggregate/config.json")
         try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)

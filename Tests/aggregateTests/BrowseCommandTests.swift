@@ -278,11 +278,11 @@ struct ScratchDirectory {
 /// URLSession transport, retries, the size cap, HTTP errors and redaction of the key in the URL.
 @Suite(.serialized) struct BrowseLoopbackTests {
     private func withServer(_ body: (SandboxServer, String) throws -> Void) throws {
-        let registry = try ProviderRegistry(allProviders)
+        let registry = try ProviderRegistry(allProviders, sandboxes: allSandboxes)
         let server = SandboxServer(registry: registry, configuration: SandboxServerConfiguration(port: 0, log: { _ in }))
         _ = try server.start()
         defer { server.stop() }
-        let key = try #require(registry.provider(named: "meetup")?.sandboxEnvironment["MEETUP_API_KEY"])
+        let key = try #require(registry.sandbox(named: "meetup")?.sandboxEnvironment["MEETUP_API_KEY"])
         try body(server, key)
     }
 

@@ -3,6 +3,7 @@ import AggregateProviders
 import AggregateTestSupport
 import Foundation
 @testable import aggregate
+import AggregateSandbox
 
 /// Runs the CLI in-process with captured output, a fixed terminal and a private data directory.
 struct CLIHarness {
@@ -25,7 +26,7 @@ struct CLIHarness {
         let err = Buffer()
         let input = stdinBytes ?? stdin.map { Data($0.utf8) }
         var context = Context(
-            registry: try! ProviderRegistry(allProviders), environment: environment,
+            registry: try! ProviderRegistry(allProviders, sandboxes: allSandboxes), environment: environment,
             console: Console(out: { out.append($0) }, err: { err.append($0) }),
             terminal: Terminal(stdoutIsTerminal: false, stderrIsTerminal: false, stdinIsTerminal: false, width: width, colorOnStdout: false, colorOnStderr: false),
             dataDirectory: dataDirectory)

@@ -2,6 +2,7 @@ import AggregateCore
 import AggregateProviders
 import Foundation
 import Testing
+import AggregateSandbox
 
 /// The config file, profiles and `aggregate config` through the built binary.
 @Suite struct ConfigTests {
@@ -146,7 +147,7 @@ import Testing
 
     @Test func aProfileAndACredentialFromTheFileReachTheSandbox() throws {
         let sandbox = try LoopbackSandbox()
-        let token = try #require(try ProviderRegistry(allProviders).require("tmdb").sandboxEnvironment["TMDB_ACCESS_TOKEN"])
+        let token = try #require(try ProviderRegistry(allProviders, sandboxes: allSandboxes).sandbox(named: "tmdb")?.sandboxEnvironment["TMDB_ACCESS_TOKEN"])
         let folder = Folder()
         try folder.write("""
             {"profiles": {"sandbox": {"providers": {"tmdb": {"baseURL": "\(sandbox.url)/tmdb", "limit": 2,

@@ -20,7 +20,7 @@ import Testing
         let output = try Binary.run(["nosuch", "--limit", "3"])
         #expect(output.status == 64)
         #expect(output.stdout.isEmpty)
-        let names = try ProviderRegistry(allProviders).names.joined(separator: ", ")
+        let names = try ProviderRegistry(allProviders, sandboxes: allSandboxes).names.joined(separator: ", ")
         #expect(output.stderr.hasPrefix("Error: unknown provider or command 'nosuch'. Valid providers: \(names)."))
         #expect(output.stderr.hasSuffix("Usage: aggregate <command> [arguments] [options]\n  See 'aggregate --help' for more information.\n"))
     }

@@ -10,13 +10,13 @@ import Testing
 @Suite struct HostReachabilityTests {
     /// The provider's first example against a live sandbox at `--base-url baseURL`, with the sandbox's credentials.
     func runFirstExample(of provider: any Provider.Type, baseURL: String) async -> CLIHarness.Output {
-        await CLIHarness(environment: provider.sandboxEnvironment)
+        await CLIHarness(environment: allSandboxes.first { $0.providerName == provider.descriptor.name }?.sandboxEnvironment ?? [:])
             .run(provider.descriptor.examples[0].arguments + ["--base-url", baseURL, "--quiet"])
     }
 
     @Test(arguments: allProviders.map { $0.descriptor.name })
     func everyProviderWorksOverIPv6Loopback(_ name: String) async throws {
-        let provider = try ProviderRegistry(allProviders).require(name)
+        let provider = try ProviderRegistry(allProviders, sandboxes: allSandboxes).require(name)
         let sandbox = try LoopbackSandbox(host: "::1")
         let url = "http://[::1]:\(sandbox.server.port)"
         let output = await runFirstExample(of: provider, baseURL: url)

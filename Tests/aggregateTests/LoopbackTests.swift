@@ -11,13 +11,13 @@ final class LoopbackSandbox: Sendable {
 
     init(
         host: String = "127.0.0.1", failRate: Double = 0, faults: [String] = [], settings: [String: String] = [:],
-        providers: [any Provider.Type] = allProviders
+        sandboxes: [any SandboxProviding.Type] = allSandboxes
     ) throws {
         var configuration = SandboxServerConfiguration(host: host, port: 0, failRate: failRate, log: { _ in })
         configuration.faults = try faults.map(SandboxFault.parse)
         configuration.store = SandboxStore(directory: dataDirectory)
         configuration.settings = settings
-        server = SandboxServer(registry: try ProviderRegistry(providers), configuration: configuration)
+        server = SandboxServer(registry: try ProviderRegistry(allProviders, sandboxes: sandboxes), configuration: configuration)
         try server.start()
     }
 

@@ -6,6 +6,7 @@ import Foundation
 import MessageBoardProvider
 import Testing
 @testable import aggregate
+@testable import MessageBoardSandbox
 
 /// The message board over a real socket: the CLI's URLSession transport and fetch layer against a `SandboxServer`
 /// on a loopback port, for every response case, with exit codes and messages.
@@ -17,8 +18,8 @@ import Testing
         var dataDirectory: URL { sandbox.dataDirectory }
         var harness: CLIHarness
 
-        init(settings: [String: String] = [:], providers: [any Provider.Type] = [MessageBoardProvider.self]) throws {
-            sandbox = try LoopbackSandbox(settings: settings, providers: providers)
+        init(settings: [String: String] = [:], sandboxes: [any SandboxProviding.Type] = [MessageBoardSandbox.self]) throws {
+            sandbox = try LoopbackSandbox(settings: settings, sandboxes: sandboxes)
             harness = CLIHarness()
             harness.environment = ["MESSAGEBOARD_URL": server.baseURL.appendingEndpoint("/messageboard").absoluteString]
         }
@@ -61,7 +62,7 @@ import Testing
     }
 
     @Test func whatArrivesIsTheExactBodyAndHeaders() async throws {
-        let board = try Board(providers: [RecordingBoard.self])
+        let board = try Board(sandboxes: [RecordingBoard.self])
         defer { board.server.stop() }
         var harness = board.harness
         harness.stdin = "Quotes \"here\", a tab\tand 🎉\nsecond line\n"
@@ -188,10 +189,11 @@ import Testing
 }
 
 /// The board's sandbox routes, recording each request as it arrived (per server port) before answering.
-struct RecordingBoard: Provider {
+struct RecordingBoard: Provider, SandboxProviding {
+    static let providerName = "messageboard"
     static let descriptor = MessageBoardProvider.descriptor
     static let sandboxEnvironment: [String: String] = [:]
-    static let sandboxPaths = MessageBoardProvider.sandboxPaths
+    static let sandboxPaths = MessageBoardSandbox.sandboxPaths
     private static let recorded = Recorded()
 
     init() {}
@@ -200,7 +202,7 @@ struct RecordingBoard: Provider {
 
     static func sandboxResponse(for request: SandboxRequest, context: SandboxContext) -> SandboxResponse? {
         recorded.append(request)
-        return MessageBoardProvider.sandboxResponse(for: request, context: context)
+        return MessageBoardSandbox.sandboxResponse(for: request, context: context)
     }
 
     func plan(for query: Query, credentials: Credentials) throws -> MessageBoardProvider.Plan {

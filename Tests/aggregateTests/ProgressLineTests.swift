@@ -4,6 +4,7 @@ import AggregateTestSupport
 import Foundation
 import Testing
 @testable import aggregate
+import AggregateSandbox
 
 /// The progress line's logic with an injected clock, and once for real in a terminal (tmux).
 @Suite struct ProgressLineTests {
@@ -77,7 +78,7 @@ import Testing
 
     @Test func notOnATerminalThereIsNoProgressLine() throws {
         let sandbox = try LoopbackSandbox(faults: ["delay=600ms; times=3"])
-        let key = try #require(try ProviderRegistry(allProviders).require("tmdb").sandboxEnvironment["TMDB_API_KEY"])
+        let key = try #require(try ProviderRegistry(allProviders, sandboxes: allSandboxes).sandbox(named: "tmdb")?.sandboxEnvironment["TMDB_API_KEY"])
         let output = try Binary.run(
             ["tmdb", "popular", "--limit", "45"], environment: ["TMDB_API_KEY": key, "AGGREGATE_TMDB_BASE_URL": sandbox.url + "/tmdb"])
         #expect(output.status == 0)
@@ -86,7 +87,7 @@ import Testing
 
     @Test(.requires(.tmux, .python3)) func aSlowMultiPageFetchShowsOneUpdatingLineInATerminal() throws {
         let sandbox = try LoopbackSandbox(faults: ["delay=900ms"])
-        let key = try #require(try ProviderRegistry(allProviders).require("tmdb").sandboxEnvironment["TMDB_API_KEY"])
+        let key = try #require(try ProviderRegistry(allProviders, sandboxes: allSandboxes).sandbox(named: "tmdb")?.sandboxEnvironment["TMDB_API_KEY"])
         let session = try TmuxSession(
             command: "env TMDB_API_KEY=\(key) AGGREGATE_TMDB_BASE_URL=\(sandbox.url)/tmdb \(Binary.url.path) tmdb popular --limit 45",
             width: 100, height: 60)

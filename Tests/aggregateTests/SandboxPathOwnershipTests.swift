@@ -32,9 +32,9 @@ import FoundationNetworking
     }
 
     @Test func overlappingClaimsAreRefusedWhenTheRegistryIsBuilt() {
-        #expect(throws: Never.self) { try ProviderRegistry(allProviders) }
+        #expect(throws: Never.self) { try ProviderRegistry(allProviders, sandboxes: allSandboxes) }
         do {
-            _ = try ProviderRegistry(allProviders + [GreedyProvider.self])
+            _ = try ProviderRegistry(allProviders + [GreedyProvider.self], sandboxes: allSandboxes + [GreedyProvider.self])
             Issue.record("two providers claiming /2/users/... were accepted")
         } catch let error as AggregateError {
             #expect(error.kind == .config)
@@ -45,9 +45,9 @@ import FoundationNetworking
     }
 
     @Test func everyBundledProviderOwnsItsRootPathsAndNoOneElses() throws {
-        let registry = try ProviderRegistry(allProviders)
+        let registry = try ProviderRegistry(allProviders, sandboxes: allSandboxes)
         for probe in Self.probes {
-            #expect(registry.sandboxOwner(of: probe.path)?.descriptor.name == probe.provider, "\(probe.path)")
+            #expect(registry.sandboxOwner(of: probe.path)?.providerName == probe.provider, "\(probe.path)")
         }
         #expect(registry.sandboxOwner(of: "/nothing/here") == nil)
     }
@@ -66,11 +66,12 @@ import FoundationNetworking
         var configuration = SandboxServerConfiguration(port: 0, log: { log.append($0) })
         configuration.store = SandboxStore(directory: FileManager.default.temporaryDirectory.appendingPathComponent("ownership-\(UUID().uuidString)"))
         let providers = reversed ? Array(allProviders.reversed()) : allProviders
-        let server = SandboxServer(registry: try ProviderRegistry(providers), configuration: configuration)
+        let sandboxes = reversed ? Array(allSandboxes.reversed()) : allSandboxes
+        let server = SandboxServer(registry: try ProviderRegistry(providers, sandboxes: sandboxes), configuration: configuration)
         try server.start()
         defer { server.stop() }
         for probe in Self.probes {
-            let owner = try #require(allProviders.first { $0.descriptor.name == probe.provider })
+            let owner = try #require(allSandboxes.first { $0.providerName == probe.provider })
             let shape = owner.sandboxFaultResponse(
                 status: 503, request: SandboxRequest(method: "GET", path: probe.path),
                 context: SandboxContext(baseURL: server.baseURL, store: configuration.store))
@@ -88,7 +89,7 @@ import FoundationNetworking
     }
 
     @Test func aRateLimitAtTheRootOnAnXPathCarriesXsHeaders() async throws {
-        let server = SandboxServer(registry: try ProviderRegistry(allProviders), configuration: SandboxServerConfiguration(port: 0, log: { _ in }))
+        let server = SandboxServer(registry: try ProviderRegistry(allProviders, sandboxes: allSandboxes), configuration: SandboxServerConfiguration(port: 0, log: { _ in }))
         try server.start()
         defer { server.stop() }
         let (body, response) = try await Self.get(server.baseURL.absoluteString + "/2/users/2244994945/tweets", fault: "status=429")
@@ -107,7 +108,8 @@ import FoundationNetworking
 }
 
 /// A provider that claims a path X's `/2/users/**` already covers.
-private struct GreedyProvider: Provider {
+private struct GreedyProvider: Provider, SandboxProviding {
+    static let providerName = "greedy"
     static let descriptor = ProviderDescriptor(
         name: "greedy", displayName: "Greedy", summary: "Claims too much.", docsURL: "https://example.invalid",
         defaultBaseURL: "https://example.invalid", auth: [], authStyle: "none", paginationStyle: "none",

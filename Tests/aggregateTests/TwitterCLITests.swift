@@ -4,6 +4,7 @@ import AggregateTestSupport
 import Foundation
 import Testing
 @testable import aggregate
+import AggregateSandbox
 
 /// `aggregate twitter ...` through the real command-line code path.
 @Suite struct TwitterCLITests {
@@ -80,8 +81,8 @@ import Testing
 
     @Test func theTokenNeverAppearsInAnyOutput() async throws {
         let marker = "MARKER-7f3a9c-do-not-print"
-        let sandbox = SandboxTransport(registry: try ProviderRegistry(allProviders))
-        let sandboxToken = "Bearer " + (TwitterProviderType.sandboxEnvironment["X_BEARER_TOKEN"] ?? "")
+        let sandbox = SandboxTransport(registry: try ProviderRegistry(allProviders, sandboxes: allSandboxes))
+        let sandboxToken = "Bearer " + (allSandboxes.first { $0.providerName == "twitter" }?.sandboxEnvironment["X_BEARER_TOKEN"] ?? "")
         // A server that checks the marker arrived, then answers as the sandbox would; for one user it echoes the header back.
         let transport: @Sendable () -> any HTTPTransport = {
             FakeTransport { request in

@@ -3,6 +3,7 @@ import AggregateTestSupport
 import Foundation
 import Testing
 @testable import KivaProvider
+@testable import KivaSandbox
 
 @Suite struct KivaConfigureTests {
     @Test func graphQLIsTheDefault() throws {
@@ -26,7 +27,7 @@ import Testing
     @Test func noCredentialsAreNeeded() throws {
         let query = try KivaFixtures.query(api: "rest")
         #expect(query.environment.isEmpty)
-        #expect(KivaProvider.sandboxEnvironment.isEmpty)
+        #expect(KivaSandbox.sandboxEnvironment.isEmpty)
         #expect(KivaProvider.descriptor.auth.map(\.name) == ["KIVA_APP_ID"])
         #expect(KivaProvider.descriptor.auth[0].usage.hasPrefix("Optional"))
     }
@@ -128,7 +129,7 @@ import Testing
 @Suite struct KivaResolveTests {
     /// A client that answers from the sandbox and counts its requests.
     func client(cache: RunCache = RunCache(), log: RequestLog) throws -> FetchClient {
-        let transport = SandboxTransport(registry: try ProviderRegistry([KivaProvider.self]))
+        let transport = SandboxTransport(registry: try ProviderRegistry([KivaProvider.self], sandboxes: [KivaSandbox.self]))
         return FetchClient(cache: cache) { spec in
             let request = HTTPRequest(method: spec.method, url: spec.url, headers: spec.headers, body: spec.body)
             log.append(request)

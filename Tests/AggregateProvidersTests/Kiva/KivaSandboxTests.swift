@@ -3,6 +3,7 @@ import AggregateTestSupport
 import Foundation
 import Testing
 @testable import KivaProvider
+@testable import KivaSandbox
 
 @Suite struct KivaRESTSandboxTests {
     func get(_ path: String, _ query: [(String, String)] = []) throws -> SandboxResponse {
@@ -63,14 +64,14 @@ import Testing
     @Test func theLockoutFaultIs403WithNothingLeft() throws {
         let request = KivaFixtures.request("/v1/loans/search.json")
         let context = SandboxContext(baseURL: URL(string: "http://127.0.0.1/kiva")!)
-        let response = try #require(KivaProvider.sandboxFaultResponse(status: 403, request: request, context: context))
+        let response = try #require(KivaSandbox.sandboxFaultResponse(status: 403, request: request, context: context))
         #expect(response.status == 403)
         #expect(response.headers["X-RateLimit-Overall-Remaining"] == "0")
         #expect(String(decoding: response.body, as: UTF8.self) == "Rate Limit Exceeded")
-        let other = try #require(KivaProvider.sandboxFaultResponse(status: 500, request: request, context: context))
+        let other = try #require(KivaSandbox.sandboxFaultResponse(status: 500, request: request, context: context))
         #expect(other.parsedBody["code"] == "org.kiva.SandboxFault")
         let elsewhere = KivaFixtures.request("/2/groups")
-        #expect(KivaProvider.sandboxFaultResponse(status: 500, request: elsewhere, context: context) == nil, "not Kiva's path")
+        #expect(KivaSandbox.sandboxFaultResponse(status: 500, request: elsewhere, context: context) == nil, "not Kiva's path")
     }
 
     @Test func searchFiltersCombine() throws {
@@ -232,7 +233,7 @@ import Testing
 
     @Test func graphQLFaultsKeepTheErrorsShape() throws {
         let request = KivaFixtures.request("/graphql", method: "POST")
-        let response = try #require(KivaProvider.sandboxFaultResponse(status: 503, request: request, context: SandboxContext(baseURL: URL(string: "http://127.0.0.1")!)))
+        let response = try #require(KivaSandbox.sandboxFaultResponse(status: 503, request: request, context: SandboxContext(baseURL: URL(string: "http://127.0.0.1")!)))
         #expect(response.status == 503)
         #expect(response.parsedBody["errors"]?[0]?["message"]?.string?.contains("503") == true)
     }

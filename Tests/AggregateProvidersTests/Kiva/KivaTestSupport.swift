@@ -2,6 +2,7 @@ import AggregateCore
 import AggregateTestSupport
 import Foundation
 @testable import KivaProvider
+@testable import KivaSandbox
 
 /// Fixtures and helpers shared by the Kiva tests.
 enum KivaFixtures {
@@ -41,7 +42,7 @@ enum KivaFixtures {
 
     /// The sandbox's answer to `request`.
     static func sandbox(_ request: SandboxRequest) -> SandboxResponse? {
-        KivaProvider.sandboxResponse(for: request, context: SandboxContext(baseURL: URL(string: "http://sandbox.localhost/kiva")!))
+        KivaSandbox.sandboxResponse(for: request, context: SandboxContext(baseURL: URL(string: "http://sandbox.localhost/kiva")!))
     }
 
     /// A GraphQL request body for the provider's loans document.
@@ -65,7 +66,7 @@ final class FaultingSandboxTransport: HTTPTransport, @unchecked Sendable {
 
     init(faults: [(status: Int, headers: HTTPHeaders)] = []) throws {
         self.faults = faults
-        self.sandbox = SandboxTransport(registry: try ProviderRegistry([KivaProvider.self]))
+        self.sandbox = SandboxTransport(registry: try ProviderRegistry([KivaProvider.self], sandboxes: [KivaSandbox.self]))
     }
 
     /// The requests sent so far.
@@ -80,7 +81,7 @@ final class FaultingSandboxTransport: HTTPTransport, @unchecked Sendable {
         var sandboxRequest = SandboxRequest(method: request.method, url: request.url, headers: request.headers, body: request.body ?? Data())
         sandboxRequest.path = String(sandboxRequest.path.dropFirst("/kiva".count))
         let context = SandboxContext(baseURL: URL(string: "http://sandbox.localhost/kiva")!)
-        var response = KivaProvider.sandboxFaultResponse(status: fault.status, request: sandboxRequest, context: context)
+        var response = KivaSandbox.sandboxFaultResponse(status: fault.status, request: sandboxRequest, context: context)
             ?? SandboxResponse(status: fault.status)
         for field in fault.headers { response.headers[field.name] = field.value }
         return HTTPResponse(status: response.status, headers: response.headers, body: response.body, url: request.url)

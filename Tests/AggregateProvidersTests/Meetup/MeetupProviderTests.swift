@@ -3,6 +3,7 @@ import AggregateTestSupport
 import Foundation
 import Testing
 @testable import MeetupProvider
+@testable import MeetupSandbox
 
 private func query(_ environment: [String: String], api: String? = nil, limit: Int = 20, text: String? = nil) -> Query {
     var parameters = JSONObject(pairs: ["lat": .number("51.509980"), "lon": .number("-0.133700"), "radius": 25])
@@ -66,10 +67,10 @@ private func query(_ environment: [String: String], api: String? = nil, limit: I
 
 @Suite struct MeetupSandboxTests {
     let context = SandboxContext(baseURL: URL(string: "http://127.0.0.1:8787")!, now: Date(timeIntervalSince1970: 1_764_424_980))
-    let key = MeetupProvider.sandboxEnvironment["MEETUP_API_KEY"]!
+    let key = MeetupSandbox.sandboxEnvironment["MEETUP_API_KEY"]!
 
     func v2(_ query: String) -> SandboxResponse? {
-        MeetupProvider.sandboxResponse(for: SandboxRequest(method: "GET", url: URL(string: "http://127.0.0.1:8787/2/groups?\(query)")!), context: context)
+        MeetupSandbox.sandboxResponse(for: SandboxRequest(method: "GET", url: URL(string: "http://127.0.0.1:8787/2/groups?\(query)")!), context: context)
     }
 
     @Test func v2ChecksTheKeyLikeTheRealAPI() throws {
@@ -107,28 +108,28 @@ private func query(_ environment: [String: String], api: String? = nil, limit: I
         func post(_ body: JSONValue, token: String?) -> SandboxResponse? {
             var headers: HTTPHeaders = ["Content-Type": "application/json"]
             if let token { headers["Authorization"] = "Bearer \(token)" }
-            return MeetupProvider.sandboxResponse(
+            return MeetupSandbox.sandboxResponse(
                 for: SandboxRequest(method: "POST", url: URL(string: "http://127.0.0.1:8787/gql-ext")!, headers: headers, body: JSONWriter().data(body)),
                 context: context)
         }
         let document: JSONValue = ["query": .string(MeetupGraphQL.groupSearch), "variables": ["query": "", "lat": 51.5, "lon": -0.13, "radius": 25, "first": 3]]
         #expect(try #require(post(document, token: nil)).status == 401)
-        let page = try JSONParser().parse(try #require(post(document, token: MeetupProvider.sandboxEnvironment["MEETUP_TOKEN"])).body)
+        let page = try JSONParser().parse(try #require(post(document, token: MeetupSandbox.sandboxEnvironment["MEETUP_TOKEN"])).body)
         #expect(page["data"]?["groupSearch"]?["edges"]?.array?.count == 3)
         #expect(page["data"]?["groupSearch"]?["pageInfo"]?["endCursor"] == "Mw==")
         let bad: JSONValue = ["query": .string(MeetupGraphQL.groupSearch), "variables": ["query": "", "lat": "north", "lon": 0]]
-        let error = try JSONParser().parse(try #require(post(bad, token: MeetupProvider.sandboxEnvironment["MEETUP_TOKEN"])).body)
+        let error = try JSONParser().parse(try #require(post(bad, token: MeetupSandbox.sandboxEnvironment["MEETUP_TOKEN"])).body)
         #expect(error["errors"]?[0]?["extensions"]?["classification"] == "ValidationError")
     }
 
     @Test func theRetiredGraphQLEndpointAnswers503() throws {
-        let response = try #require(MeetupProvider.sandboxResponse(for: SandboxRequest(method: "POST", path: "/gql"), context: context))
+        let response = try #require(MeetupSandbox.sandboxResponse(for: SandboxRequest(method: "POST", path: "/gql"), context: context))
         #expect(response.status == 503)
         #expect(MeetupNormalizer.error(for: HTTPResponse(status: 503, body: response.body), api: .graphql).message.contains("deprecated"))
     }
 
     @Test func unknownPathsAreNotMeetups() {
-        #expect(MeetupProvider.sandboxResponse(for: SandboxRequest(method: "GET", path: "/3/search/movie"), context: context) == nil)
+        #expect(MeetupSandbox.sandboxResponse(for: SandboxRequest(method: "GET", path: "/3/search/movie"), context: context) == nil)
     }
 
     @Test func bundledDataIsValidAndVaried() {

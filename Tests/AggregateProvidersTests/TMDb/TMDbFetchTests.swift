@@ -3,13 +3,14 @@ import AggregateTestSupport
 import Foundation
 import Testing
 @testable import TMDbProvider
+@testable import TMDbSandbox
 
 /// The provider through the shared fetch layer, answered in-process by its sandbox routes (no sockets).
 @Suite struct TMDbFetchTests {
     static let baseURL = URL(string: "http://sandbox.localhost/tmdb")!
 
     func query(_ operation: String, _ parameters: JSONObject = JSONObject(), limit: Int = 20,
-               environment: [String: String] = TMDbProvider.sandboxEnvironment) -> Query {
+               environment: [String: String] = TMDbSandbox.sandboxEnvironment) -> Query {
         Query(provider: "tmdb", operation: operation, parameters: parameters, limit: limit, baseURL: Self.baseURL, environment: environment)
     }
 

@@ -3,6 +3,7 @@ import AggregateTestSupport
 import Foundation
 import Testing
 @testable import TMDbProvider
+@testable import TMDbSandbox
 
 /// The normalizer on the project's own fixtures in TMDb's shapes.
 @Suite struct TMDbNormalizerTests {

@@ -3,6 +3,7 @@ import AggregateTestSupport
 import Foundation
 import Testing
 @testable import TMDbProvider
+@testable import TMDbSandbox
 
 /// The sandbox routes answer like TMDb: auth, search, paging, details with credits, and TMDb's error bodies.
 @Suite struct TMDbSandboxTests {
@@ -15,7 +16,7 @@ import Testing
         var headers: HTTPHeaders = [:]
         if let bearer { headers["Authorization"] = "Bearer \(bearer)" }
         let request = SandboxRequest(method: method, path: path, query: items, headers: headers)
-        let response = try #require(TMDbProvider.sandboxResponse(for: request, context: context ?? self.context))
+        let response = try #require(TMDbSandbox.sandboxResponse(for: request, context: context ?? self.context))
         #expect(response.headers["Content-Type"]?.hasPrefix("application/json") == true)
         return (response.status, try JSONParser().parse(response.body))
     }
@@ -147,14 +148,14 @@ import Testing
     }
 
     @Test func otherPathsAndMethods() throws {
-        #expect(TMDbProvider.sandboxResponse(for: SandboxRequest(method: "GET", path: "/2/groups"), context: context) == nil)
+        #expect(TMDbSandbox.sandboxResponse(for: SandboxRequest(method: "GET", path: "/2/groups"), context: context) == nil)
         #expect(try get("/movie/popular", method: "POST").status == 405)
     }
 
     @Test func faultsCarryTMDbsEnvelope() throws {
         let request = SandboxRequest(method: "GET", path: "/movie/popular")
         for (status, code) in [(429, 25), (401, 7), (503, 46), (500, 11), (504, 24)] {
-            let response = try #require(TMDbProvider.sandboxFaultResponse(status: status, request: request, context: context))
+            let response = try #require(TMDbSandbox.sandboxFaultResponse(status: status, request: request, context: context))
             #expect(response.status == status)
             #expect(try JSONParser().parse(response.body)["status_code"] == .int(code))
         }

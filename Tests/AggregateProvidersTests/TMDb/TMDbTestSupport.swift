@@ -2,6 +2,7 @@ import AggregateCore
 import AggregateTestSupport
 import Foundation
 @testable import TMDbProvider
+@testable import TMDbSandbox
 
 /// Shared helpers for the TMDb tests.
 enum TMDbFixtures {
@@ -41,7 +42,7 @@ struct RecordingSandboxTransport: HTTPTransport {
     let inner: SandboxTransport
 
     init(settings: [String: String] = [:]) throws {
-        inner = SandboxTransport(registry: try ProviderRegistry([TMDbProvider.self]), settings: settings)
+        inner = SandboxTransport(registry: try ProviderRegistry([TMDbProvider.self], sandboxes: [TMDbSandbox.self]), settings: settings)
     }
 
     func send(_ request: HTTPRequest) async throws -> HTTPResponse {

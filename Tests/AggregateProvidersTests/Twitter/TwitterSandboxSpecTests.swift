@@ -2,6 +2,7 @@ import AggregateCore
 import Foundation
 import Testing
 @testable import TwitterProvider
+@testable import TwitterSandbox
 
 /// The X emulator against the rules of the OpenAPI document 2.62 (`Schemas/twitter/openapi-2.62.yaml`). The CI
 /// conformance suite (`.ci/twitter_conformance.py`) checks every response against the document's schemas; these

@@ -3,6 +3,7 @@ import AggregateTestSupport
 import Foundation
 import Testing
 @testable import TwitterProvider
+@testable import TwitterSandbox
 
 /// The provider against its in-process sandbox: the full fetch path without sockets.
 @Suite struct TwitterSandboxRunTests {
@@ -123,13 +124,13 @@ import Testing
     @Test func a429WithinTheBudgetIsWaitedOut() async throws {
         let log = RequestLog()
         let events = EventLog()
-        let sandbox = SandboxTransport(registry: try ProviderRegistry([TwitterProvider.self]))
+        let sandbox = SandboxTransport(registry: try ProviderRegistry([TwitterProvider.self], sandboxes: [TwitterSandbox.self]))
         let limited = LimitOnce()
         let transport = FakeTransport { request in
             log.append(request)
             if request.url.path.hasSuffix("/tweets"), limited.take() {
                 let context = SandboxContext(baseURL: URL(string: "http://sandbox.localhost/twitter")!, now: twitterTestNow, settings: ["twitter.rate-limit-reset": "5"])
-                let fault = try #require(TwitterProvider.sandboxFaultResponse(status: 429, request: SandboxRequest(method: "GET", path: "/2/users/1/tweets"), context: context))
+                let fault = try #require(TwitterSandbox.sandboxFaultResponse(status: 429, request: SandboxRequest(method: "GET", path: "/2/users/1/tweets"), context: context))
                 return HTTPResponse(status: fault.status, headers: fault.headers, body: fault.body, url: request.url)
             }
             return try await sandbox.send(request)
@@ -143,7 +144,7 @@ import Testing
     }
 
     @Test func a429BeyondTheBudgetFailsWithTheResetTime() async throws {
-        let sandbox = SandboxTransport(registry: try ProviderRegistry([TwitterProvider.self]))
+        let sandbox = SandboxTransport(registry: try ProviderRegistry([TwitterProvider.self], sandboxes: [TwitterSandbox.self]))
         let transport = FakeTransport { request in
             if request.url.path.hasSuffix("/tweets") {
                 // The window resets at 14:15 UTC, 12 minutes after the test clock's 14:03.
@@ -184,7 +185,7 @@ final class LimitOnce: @unchecked Sendable {
         let url = try #require(URL(string: "http://sandbox.localhost" + pathAndQuery))
         var context = context
         context.settings = settings
-        return try #require(TwitterProvider.sandboxResponse(for: SandboxRequest(method: "GET", url: url, headers: headers ?? token), context: context))
+        return try #require(TwitterSandbox.sandboxResponse(for: SandboxRequest(method: "GET", url: url, headers: headers ?? token), context: context))
     }
 
     func json(_ response: SandboxResponse) throws -> JSONValue { try JSONParser().parse(response.body) }
@@ -212,7 +213,7 @@ final class LimitOnce: @unchecked Sendable {
         }
         for status in [429, 500, 503] {
             for path in ["/2/users/1/tweets", "/1.1/statuses/user_timeline.json"] {
-                let fault = try #require(TwitterProvider.sandboxFaultResponse(status: status, request: SandboxRequest(method: "GET", path: path), context: context))
+                let fault = try #require(TwitterSandbox.sandboxFaultResponse(status: status, request: SandboxRequest(method: "GET", path: path), context: context))
                 #expect(fault.headers["x-rate-limit-reset"] != nil)
                 #expect(fault.status == status)
             }
@@ -220,12 +221,12 @@ final class LimitOnce: @unchecked Sendable {
     }
 
     @Test func injected429sLookLikeXs() throws {
-        let v2 = try #require(TwitterProvider.sandboxFaultResponse(status: 429, request: SandboxRequest(method: "GET", path: "/2/users/by/username/x"), context: context))
+        let v2 = try #require(TwitterSandbox.sandboxFaultResponse(status: 429, request: SandboxRequest(method: "GET", path: "/2/users/by/username/x"), context: context))
         // The OpenAPI document allows only JSON error bodies: a problem, not X's occasional plain text.
         #expect(try json(v2) == ["title": "Too Many Requests", "detail": "Too Many Requests", "type": "about:blank", "status": 429])
         #expect(v2.headers["Content-Type"] == "application/problem+json")
         #expect(v2.headers["x-rate-limit-remaining"] == "0")
-        let v11 = try #require(TwitterProvider.sandboxFaultResponse(status: 429, request: SandboxRequest(method: "GET", path: "/1.1/statuses/user_timeline.json"), context: context))
+        let v11 = try #require(TwitterSandbox.sandboxFaultResponse(status: 429, request: SandboxRequest(method: "GET", path: "/1.1/statuses/user_timeline.json"), context: context))
         #expect(try json(v11)["errors"]?[0]?["code"] == 88)
     }
 
@@ -374,8 +375,8 @@ final class LimitOnce: @unchecked Sendable {
     }
 
     @Test func otherPathsAndMethodsAreNotTwitters() throws {
-        #expect(TwitterProvider.sandboxResponse(for: SandboxRequest(method: "GET", path: "/2/groups"), context: context) == nil)
-        let post = try #require(TwitterProvider.sandboxResponse(for: SandboxRequest(method: "POST", path: "/2/users/1/tweets", headers: token), context: context))
+        #expect(TwitterSandbox.sandboxResponse(for: SandboxRequest(method: "GET", path: "/2/groups"), context: context) == nil)
+        let post = try #require(TwitterSandbox.sandboxResponse(for: SandboxRequest(method: "POST", path: "/2/users/1/tweets", headers: token), context: context))
         #expect(post.status == 405)
     }
 

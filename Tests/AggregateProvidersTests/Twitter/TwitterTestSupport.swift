@@ -2,6 +2,7 @@ import AggregateCore
 import AggregateTestSupport
 import Foundation
 @testable import TwitterProvider
+@testable import TwitterSandbox
 
 /// The Twitter tests' fixtures (our own bodies in the real APIs' shapes) and helpers.
 enum TwitterFixtures {
@@ -22,7 +23,7 @@ let twitterTestNow = Date(timeIntervalSince1970: 1_764_424_980)
 /// A query as the CLI builds it, already configured unless `configured` is false.
 func twitterQuery(
     _ username: String = "orbitalnotes", api: String = "v2", exclude: [String]? = nil, limit: Int = 20,
-    environment: [String: String] = TwitterProvider.sandboxEnvironment,
+    environment: [String: String] = TwitterSandbox.sandboxEnvironment,
     baseURL: URL = URL(string: "http://sandbox.localhost/twitter")!, configured: Bool = true
 ) throws -> Query {
     var parameters = JSONObject()
@@ -40,7 +41,7 @@ func twitterQuery(
 func sandboxFetcher(
     log: RequestLog, limit: Int = 20, settings: [String: String] = [:], cache: RunCache = RunCache(), events: EventLog? = nil
 ) throws -> Fetcher {
-    let sandbox = SandboxTransport(registry: try ProviderRegistry([TwitterProvider.self]), settings: settings)
+    let sandbox = SandboxTransport(registry: try ProviderRegistry([TwitterProvider.self], sandboxes: [TwitterSandbox.self]), settings: settings)
     let transport = FakeTransport { request in
         log.append(request)
         return try await sandbox.send(request)

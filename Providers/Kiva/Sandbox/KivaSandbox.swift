@@ -6,7 +6,9 @@ import Foundation
 ///   pages of 20 with `paging`, `X-RateLimit-*` headers (60 a minute, 500 with `app_id`), v1 error bodies;
 /// - GraphQL: `POST` (or `GET`) `/graphql` answering `lend { loans(...) }` and `lend { sector }`, with GraphQL
 ///   errors at HTTP 200 for invalid variables (a bad filter, an unknown sort).
-extension KivaProvider {
+extension KivaSandbox: SandboxProviding {
+    public static let providerName = "kiva"
+
     /// Kiva's public data needs no credentials, and `--offline` sends no app id.
     public static let sandboxEnvironment: [String: String] = [:]
 
@@ -40,11 +42,11 @@ extension KivaProvider {
     }
 }
 
-enum KivaSandbox {
+public enum KivaSandbox {
     /// The bundled loans (REST v1 detail shape, older shapes included), parsed once.
     static let loans: [JSONValue] = (try? JSONParser().parse(KivaSampleData.loansJSON))?.array ?? []
 
-    static let pageSize = KivaRequests.pageSize
+    static let pageSize = 20
 
     // MARK: REST v1
 
@@ -181,7 +183,7 @@ enum KivaSandbox {
     /// The sandbox does not count: every answer reports one request used.
     static func rateLimitHeaders(_ request: SandboxRequest, remaining: Int? = nil) -> HTTPHeaders {
         let registered = !(request.queryValue("app_id") ?? "").trimmingCharacters(in: .whitespaces).isEmpty
-        let limit = registered ? KivaErrors.registeredLimit : KivaErrors.unregisteredLimit
+        let limit = registered ? 500 : 60
         let left = String(remaining ?? limit - 1)
         return [
             "X-RateLimit-Overall-Limit": String(limit), "X-RateLimit-Overall-Remaining": left,
@@ -332,10 +334,10 @@ enum KivaSandbox {
     static func graphQLLoan(_ loan: JSONValue) -> JSONValue {
         let place = loan["location"]
         let code = countryCode(of: loan)
-        let point = KivaNormalizer.geoPairs(place?["geo"]?["pairs"]?.string)
+        let point = geoPairs(place?["geo"]?["pairs"]?.string)
         let image: JSONValue = loan["image"]?["id"]?.idString.map { id in
             let hash = KivaHash.hex(of: "image-\(id)")
-            return ["id": loan["image"]?["id"] ?? .null, "hash": .string(hash), "url": .string(KivaImages.url(hash))]
+            return ["id": loan["image"]?["id"] ?? .null, "hash": .string(hash), "url": .string("https://www.kiva.org/img/w480h300/\(hash).jpg")]
         } ?? .null
         let funded = loan["funded_amount"]?.decimal ?? 0
         let lenders = loan["lender_count"]?.int ?? Int(NSDecimalNumber(decimal: funded / 25).intValue)
@@ -345,7 +347,7 @@ enum KivaSandbox {
             "status": .string(KivaCatalog.graphQLStatus(loan["status"]?.string ?? "")),
             "borrowerCount": loan["borrower_count"] ?? .int(loan["borrowers"]?.array?.count ?? 1),
             "use": loan["use"] ?? .null,
-            "description": .optional(KivaNormalizer.restDescription(loan["description"])),
+            "description": .optional(englishDescription(loan["description"])),
             "fundraisingDate": loan["posted_date"] ?? .null,
             "plannedExpirationDate": loan["planned_expiration_date"] ?? .null,
             "loanAmount": money(loan["loan_amount"]),
@@ -453,9 +455,31 @@ enum KivaSandbox {
     }
 
     /// An amount as GraphQL sends money: a string with two decimals.
+    /// REST's `geo.pairs` (`"lat lon"`) as GraphQL's separate coordinates.
+    static func geoPairs(_ pairs: String?) -> (latitude: Double, longitude: Double)? {
+        guard let parts = pairs?.split(whereSeparator: { $0 == " " || $0 == "," || $0 == "\t" }), parts.count == 2,
+            let latitude = Double(parts[0]), let longitude = Double(parts[1]), abs(latitude) <= 90, abs(longitude) <= 180
+        else { return nil }
+        return (latitude, longitude)
+    }
+
+    /// REST's `description.texts` in English, else in the first language given: GraphQL's one description.
+    static func englishDescription(_ description: JSONValue?) -> String? {
+        let texts = description?["texts"]?.object ?? [:]
+        let order = ["en"] + (description?["languages"]?.array?.compactMap(\.string) ?? []) + texts.keys
+        return order.lazy.compactMap { texts[$0]?.nonEmptyString }.first
+    }
+
+    static func roundedToCents(_ value: Decimal) -> Decimal {
+        var input = value
+        var output = Decimal()
+        NSDecimalRound(&output, &input, 2, .plain)
+        return output
+    }
+
     static func money(_ value: JSONValue?) -> JSONValue {
         guard let amount = value?.decimal else { return .null }
-        let text = JSONNumberFormat.text(for: KivaMoney.rounded(amount, scale: 2))
+        let text = JSONNumberFormat.text(for: roundedToCents(amount))
         let parts = text.split(separator: ".", maxSplits: 1)
         let cents = parts.count > 1 ? String(parts[1]).padding(toLength: 2, withPad: "0", startingAt: 0) : "00"
         return .string("\(parts[0]).\(cents)")

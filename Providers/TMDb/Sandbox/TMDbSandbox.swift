@@ -4,7 +4,9 @@ import Foundation
 /// TMDb's part of the sandbox: `GET /configuration`, `/search/movie`, `/movie/popular`, `/movie/{id}` (with
 /// `append_to_response=credits`) and `/movie/{id}/credits`, over the catalogue in `SampleData/movies.json`.
 /// Paths are accepted with or without the API's `/3` version prefix.
-extension TMDbProvider {
+extension TMDbSandbox: SandboxProviding {
+    public static let providerName = "tmdb"
+
     /// The credentials the sandbox accepts: a read access token (JWT-shaped) and a v3 key (32 hex digits).
     public static let sandboxEnvironment = [
         "TMDB_ACCESS_TOKEN": TMDbSandbox.accessToken,
@@ -23,7 +25,11 @@ extension TMDbProvider {
     }
 }
 
-enum TMDbSandbox {
+public enum TMDbSandbox {
+    /// TMDb's fixed page size, and the last page it serves of any list.
+    static let pageSize = 20
+    static let lastServedPage = 500
+
     static let accessToken = "eyJhbGciOiJIUzI1NiJ9.eyJhdWQiOiJhZ2dyZWdhdGUtc2FuZGJveCIsInNjb3BlcyI6WyJhcGlfcmVhZCJdfQ.c2FuZGJveC1zaWduYXR1cmU"
     static let apiKey = "5a9d0c1e7f3b4a6d8e2c1b0a9f8e7d6c"
 
@@ -107,7 +113,7 @@ enum TMDbSandbox {
 
     static func popular(_ request: SandboxRequest, context: SandboxContext) -> SandboxResponse {
         guard let page = page(request) else { return invalidPage() }
-        let drift = context.settings[popularDriftSetting].flatMap(Int.init).map { min(max(0, $0), TMDbNormalizer.pageSize - 1) } ?? 0
+        let drift = context.settings[popularDriftSetting].flatMap(Int.init).map { min(max(0, $0), pageSize - 1) } ?? 0
         return listPage(byPopularity(movies), page: page, drift: drift)
     }
 
@@ -139,13 +145,13 @@ enum TMDbSandbox {
     /// The page asked for: absent means 1; TMDb refuses anything but a whole number from 1 to 500.
     static func page(_ request: SandboxRequest) -> Int? {
         guard let text = request.queryValue("page") else { return 1 }
-        guard let page = Int(text.trimmingCharacters(in: .whitespaces)), (1...TMDbNormalizer.lastServedPage).contains(page) else { return nil }
+        guard let page = Int(text.trimmingCharacters(in: .whitespaces)), (1...lastServedPage).contains(page) else { return nil }
         return page
     }
 
     /// Page `page` of `movies` in list form. `drift` makes later pages start earlier (see ``popularDriftSetting``).
     static func listPage(_ movies: [JSONValue], page: Int, drift: Int = 0) -> SandboxResponse {
-        let size = TMDbNormalizer.pageSize
+        let size = pageSize
         let start = (page - 1) * (size - drift)
         let slice = start < movies.count ? Array(movies[start..<min(movies.count, start + size)]) : []
         // An empty result still says total_pages 1, as TMDb's live search does.

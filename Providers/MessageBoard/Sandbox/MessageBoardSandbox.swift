@@ -12,7 +12,9 @@ import Foundation
 ///
 /// Messages live in the ``SandboxStore`` document `messageboard-messages.json`; until the first post the board
 /// shows the bundled messages (`SampleData/messages.json`). A store that cannot be read is reported, never replaced.
-extension MessageBoardProvider {
+extension MessageBoardSandbox: SandboxProviding {
+    public static let providerName = "messageboard"
+
     /// The board needs no credentials.
     public static let sandboxEnvironment: [String: String] = [:]
 
@@ -31,7 +33,7 @@ extension MessageBoardProvider {
 }
 
 /// One request to the sandbox board.
-struct MessageBoardSandbox {
+public struct MessageBoardSandbox {
     /// The store document that holds the messages.
     static let storeDocument = "messageboard-messages.json"
     /// Validation limits of the sandbox board (a real scaffold has none; this board's model adds them).

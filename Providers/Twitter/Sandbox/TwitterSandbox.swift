@@ -11,7 +11,9 @@ import Foundation
 ///
 /// Settings: `twitter.v1-access=limited` makes v1.1 answer 403 code 453, as it does for most access levels today;
 /// `twitter.rate-limit-reset=SECONDS` moves the reset of an injected 429 that close (default: the window's end).
-extension TwitterProvider {
+extension TwitterSandbox: SandboxProviding {
+    public static let providerName = "twitter"
+
     /// The credentials the sandbox accepts.
     public static let sandboxEnvironment = ["X_BEARER_TOKEN": "sandbox-x-bearer-token"]
 
@@ -43,7 +45,12 @@ struct SandboxAnswer: Error {
     let response: SandboxResponse
 }
 
-enum TwitterSandbox {
+public enum TwitterSandbox {
+    /// X's rule for handles: 1–15 ASCII letters, digits or underscores.
+    static func isValidUsername(_ handle: String) -> Bool {
+        (1...15).contains(handle.count) && handle.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "_") }
+    }
+
     // MARK: Data
 
     /// The bundled accounts.
@@ -182,7 +189,7 @@ enum TwitterSandbox {
     }
 
     static func authorized(_ request: SandboxRequest) -> Bool {
-        request.bearerToken == TwitterProvider.sandboxEnvironment["X_BEARER_TOKEN"]
+        request.bearerToken == TwitterSandbox.sandboxEnvironment["X_BEARER_TOKEN"]
     }
 
     static func unauthorized(_ route: Route, context: SandboxContext) -> SandboxResponse {
@@ -232,7 +239,7 @@ enum TwitterSandbox {
         let route = Route.userByUsername(username)
         guard authorized(request) else { return unauthorized(route, context: context) }
         do {
-            guard TwitterUsername.isValid(username) else {
+            guard isValidUsername(username) else {
                 throw invalidRequest(
                     "username", value: username,
                     message: "The `username` query parameter value [\(username)] does not match \(usernamePattern)", route: route, context: context)

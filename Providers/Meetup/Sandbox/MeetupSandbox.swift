@@ -3,7 +3,9 @@ import Foundation
 
 /// Meetup's part of the sandbox: `GET /2/groups` (API v2), `POST /gql-ext` (GraphQL), and the retired
 /// `POST /gql`, over the bundled groups in `SampleData/groups.json`.
-extension MeetupProvider {
+extension MeetupSandbox: SandboxProviding {
+    public static let providerName = "meetup"
+
     /// The credentials the sandbox accepts.
     public static let sandboxEnvironment = [
         "MEETUP_API_KEY": "sandbox-meetup-key",
@@ -53,7 +55,7 @@ private func reason(_ status: Int) -> String {
     }
 }
 
-enum MeetupSandbox {
+public enum MeetupSandbox {
     /// The bundled groups, parsed once.
     static let groups: [JSONValue] = (try? JSONParser().parse(MeetupSampleData.groupsJSON))?.array ?? []
 
@@ -67,7 +69,7 @@ enum MeetupSandbox {
         guard let key = request.queryValue("key") ?? request.queryValue("access_token"), !key.isEmpty else {
             return v2Error(401, code: "not_authorized", problem: "You are not authorized to make that request", details: "No API key or OAuth token was supplied")
         }
-        guard key == MeetupProvider.sandboxEnvironment["MEETUP_API_KEY"] else {
+        guard key == MeetupSandbox.sandboxEnvironment["MEETUP_API_KEY"] else {
             return v2Error(401, code: "not_authorized", problem: "You are not authorized to make that request", details: "Invalid API key")
         }
         if let rejection = MeetupV2Rules.check(request) { return rejection }
@@ -121,7 +123,7 @@ enum MeetupSandbox {
         guard let token = request.bearerToken else {
             return .json(["errors": [["message": "Not authenticated: an Authorization: Bearer token is required", "extensions": ["code": "UNAUTHENTICATED"]]]], status: 401)
         }
-        guard token == MeetupProvider.sandboxEnvironment["MEETUP_TOKEN"] else {
+        guard token == MeetupSandbox.sandboxEnvironment["MEETUP_TOKEN"] else {
             return .json(["errors": [["message": "Invalid or expired token", "extensions": ["code": "UNAUTHENTICATED"]]]], status: 401)
         }
         guard let body = request.jsonBody, let document = body["query"]?.string else {
