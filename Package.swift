@@ -33,6 +33,8 @@ var targets: [Target] = [
         dependencies: ["AggregateCore", "AggregateProviders", "AggregateSandbox", "AggregateTestSupport"] + providerTargets + sandboxTargets,
         exclude: ["Fixtures", "Golden"]
     ),
+    // Builds the example provider of docs/adding-a-provider.md, whose code blocks are these sources.
+    .testTarget(name: "DocExampleTests", dependencies: ["AggregateCore", "AggregateTestSupport"]),
     .testTarget(
         name: "aggregateTests",
         dependencies: ["aggregate", "AggregateCore", "AggregateSandbox", "AggregateProviders", "AggregateTestSupport"]
