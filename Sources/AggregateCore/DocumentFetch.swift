@@ -1,51 +1,43 @@
 public import Foundation
 
 extension Fetcher {
-    /// Fetches one document by URL through the shared fetch layer, for `aggregate browse URL`.
+    /// Fetches one document by URL through the shared fetch chain, for `aggregate browse URL`.
     ///
-    /// The request goes through the same exchange as a provider's pages: the timeout and size cap of
-    /// ``FetchOptions``, retries of 429/502/503/504 and connection errors (honouring `Retry-After`), redirects
-    /// followed by the layer itself, and plain `http://` refused except to loopback hosts. No credentials are sent.
+    /// The request goes through the same steps as a provider's pages (``FetchChain/standard(_:options:statistics:retryDelay:)``):
+    /// retries of 429/502/503/504 and connection errors (honouring `Retry-After`), redirects followed by the chain
+    /// itself, plain `http://` refused except where allowed, and the timeout and size cap of ``FetchOptions``.
+    /// No credentials are sent.
     /// - Returns: the body of the successful response.
     /// - Throws: ``AggregateError`` attributed to `browse` (e.g. `timeout`, `tooLarge`, `http` with the status).
     public func fetchDocument(_ url: URL) async throws(AggregateError) -> Data {
-        let query = Query(provider: DocumentSource.descriptor.name, operation: "get", limit: 1, baseURL: url)
-        let result = await run(DocumentSource(), query: query)
-        if let error = result.error { throw error }
-        guard let body = result.rawBodies.first else {
-            throw AggregateError(.decoding, "\(url.redactedForDisplay) returned no body", provider: DocumentSource.descriptor.name)
+        let name = "browse"
+        if options.allowHTTP, PlainHTTP.leavesThisMachine(url) {
+            options.events(FetchEvent(provider: name, kind: .warning(PlainHTTP.warning(host: url.host ?? "?"))))
         }
-        return body
-    }
-}
-
-/// One URL seen as a provider with a single page and no items, so a plain document fetch reuses the fetch layer's
-/// exchange (retries, timeouts, size cap, redirects, scheme checks) instead of duplicating it. Not registered.
-struct DocumentSource: Provider {
-    static let descriptor = ProviderDescriptor(
-        name: "browse", displayName: "Browse", summary: "One JSON document fetched by URL.", docsURL: "",
-        defaultBaseURL: nil, auth: [], authStyle: "none", paginationStyle: "none",
-        operations: [ProviderOperation(name: "get", summary: "Fetch the document at the URL.", itemKind: "document")],
-        examples: [])
-
-    func operation(named name: String, plan: Void) -> any APIOperation<Void> { Get() }
-
-    /// The document at the base URL.
-    struct Get: APIOperation {
-        func request(_ call: Call<Void>, cursor: String?, remaining: Int) throws -> HTTPRequestSpec {
-            HTTPRequestSpec(url: call.query.baseURL, headers: ["Accept": "application/json"])
+        let request = HTTPRequest(
+            method: "GET", url: url, headers: ["Accept": "application/json"], timeout: options.timeout, maxResponseBytes: options.maxResponseBytes)
+        do {
+            let response = try await FetchChain.standard(transport, options: options).send(request, exchange: FetchExchange(provider: name, origin: url))
+            guard response.isSuccess else {
+                let what = response.looksLikeHTML ? "an HTML page" : response.body.isEmpty ? "an empty body" : "\"\(response.excerpt(limit: 80))\""
+                let kind = response.status == 410 ? .notFound : APIErrorKit.kind(forStatus: response.status)
+                throw AggregateError(kind, "\(url.redactedForDisplay) answered HTTP \(response.status) with \(what)", httpStatus: response.status)
+            }
+            return response.body
+        } catch {
+            var final: AggregateError
+            switch error {
+            case let failure as FetchAttemptsError:
+                final = failure.error
+                if failure.attempts > 1 { final.message += " (after \(failure.attempts) attempts)" }
+            case let error as AggregateError: final = error
+            case is CancellationError: final = AggregateError(.timeout, "cancelled before it finished")
+            default: final = AggregateError(.decoding, "\(error)")
+            }
+            final.message = Redactor().redact(final.message)
+            throw final.attributed(to: name)
         }
-
-        func normalize(_ page: HTTPResponse, _ call: Call<Void>) throws -> Page { Page(items: []) }
     }
-
-    func error(for response: HTTPResponse, call: Call<Void>) -> AggregateError {
-        let what = response.looksLikeHTML ? "an HTML page" : response.body.isEmpty ? "an empty body" : "\"\(response.excerpt(limit: 80))\""
-        let kind = response.status == 410 ? .notFound : APIErrorKit.kind(forStatus: response.status)
-        return AggregateError(kind, "\(call.query.baseURL.redactedForDisplay) answered HTTP \(response.status) with \(what)", httpStatus: response.status)
-    }
-
-
 }
 
 extension URL {

@@ -18,6 +18,9 @@ public struct FetchOptions: Sendable {
     public var now: @Sendable () -> Date
     /// Receives progress and trace events (for `--verbose` and progress lines).
     public var events: @Sendable (FetchEvent) -> Void
+    /// Steps that run before the standard ones (retry, redirect, events, size cap, deadline) on every exchange,
+    /// e.g. a cache, a rate limiter or a recorder. Empty by default.
+    public var middlewares: [any FetchMiddleware] = []
     /// Whether plain `http://` may go to hosts other than this machine (`--allow-http`); see ``PlainHTTP``.
     /// Off by default: such requests are refused before anything is sent. When on, each run warns once.
     public var allowHTTP = false
@@ -147,7 +150,7 @@ public struct Fetcher: Sendable {
     public func run(_ provider: any Provider, query initialQuery: Query) async -> ProviderResult {
         let name = type(of: provider).descriptor.name
         let started = Date()
-        let stats = RunStatistics()
+        let stats = FetchStatistics()
         var query = initialQuery
         query.source = source
         query.now = options.now()
@@ -213,31 +216,18 @@ private struct Collected {
     }
 }
 
-/// Counts shared by the concurrent parts of one run.
-private final class RunStatistics: @unchecked Sendable {
-    private let lock = NSLock()
-    private var requests = 0
-    private var bytes = 0
-
-    func record(bytes received: Int) {
-        lock.lock()
-        requests += 1
-        bytes += received
-        lock.unlock()
-    }
-
-    func snapshot() -> (requests: Int, bytes: Int) {
-        lock.lock()
-        defer { lock.unlock() }
-        return (requests, bytes)
-    }
-}
-
 private struct Run: Sendable {
     let fetcher: Fetcher
     let provider: any Provider
-    let stats: RunStatistics
+    let stats: FetchStatistics
     let redactor: Redactor
+
+    /// The run's fetch chain: the caller's middlewares, retry (with the provider's own wait), redirect, events,
+    /// size cap and deadline.
+    var chain: FetchChain {
+        let provider = provider
+        return FetchChain.standard(fetcher.transport, options: options, statistics: stats) { provider.retryDelay(for: $0, now: $1) }
+    }
 
     var name: String { type(of: provider).descriptor.name }
     var options: FetchOptions { fetcher.options }
@@ -350,41 +340,21 @@ private struct Run: Sendable {
 
     // MARK: One request, with retries
 
-    /// Sends `spec` with retries and redirects, returning a successful response or throwing the provider's error.
+    /// Sends `spec` through the chain, returning a successful response or throwing the provider's error.
     func exchange(_ spec: HTTPRequestSpec, query: Query) async throws -> HTTPResponse {
-        var attempt = 1
-        var waited: TimeInterval = 0
-        while true {
-            let response: HTTPResponse
-            do {
-                response = try await sendFollowingRedirects(spec, query: query, attempt: attempt)
-            } catch let error as AggregateError where error.kind == .timeout && !spec.isIdempotent {
-                // A write that timed out was sent: the server may have acted on it.
-                var sent = error
-                sent.requestMayHaveBeenSent = true
-                throw interrupted(sent, spec: spec, attempt: attempt, query: query)
-            } catch let error as AggregateError where error.kind == .network {
-                let decision = options.retry.decide(attempt: attempt, retryable: spec.isIdempotent, suggested: nil, waited: waited)
-                guard case .retry(let delay) = decision else {
-                    throw interrupted(error, spec: spec, attempt: attempt, query: query)
-                }
-                try await wait(delay, reason: error.message, attempt: attempt)
-                waited += delay
-                attempt += 1
-                continue
-            }
-            if response.isSuccess { return response }
-            let retryable = spec.isIdempotent && RetryPolicy.retryableStatuses.contains(response.status)
-            let suggested = provider.retryDelay(for: response, now: options.now())
-            let decision = options.retry.decide(attempt: attempt, retryable: retryable, suggested: suggested, waited: waited)
-            if case .retry(let delay) = decision {
-                try await wait(delay, reason: "HTTP \(response.status)", attempt: attempt)
-                waited += delay
-                attempt += 1
-                continue
-            }
-            throw provider.error(for: response, query: query)
+        let request = HTTPRequest(
+            method: spec.method, url: spec.url, headers: spec.headers, body: spec.body, timeout: options.timeout,
+            maxResponseBytes: options.maxResponseBytes)
+        let exchange = FetchExchange(
+            provider: name, origin: query.baseURL, credential: spec.credential, isIdempotent: spec.isIdempotent, redactor: redactor)
+        let response: HTTPResponse
+        do {
+            response = try await chain.send(request, exchange: exchange)
+        } catch let failure as FetchAttemptsError {
+            throw interrupted(failure.error, spec: spec, attempt: failure.attempts, query: query)
         }
+        guard response.isSuccess else { throw provider.error(for: response, query: query) }
+        return response
     }
 
     private func interrupted(_ error: AggregateError, spec: HTTPRequestSpec, attempt: Int, query: Query) -> AggregateError {
@@ -401,83 +371,6 @@ private struct Run: Sendable {
             final.message += " (after \(attempt) attempts)"
         }
         return final
-    }
-
-    private func wait(_ delay: TimeInterval, reason: String, attempt: Int) async throws {
-        emit(.retrying(afterSeconds: delay, reason: redactor.redact(reason), retry: attempt, of: options.retry.maxRetries))
-        try await options.sleep(delay)
-    }
-
-    /// One attempt: sends the request and follows redirects, attaching credentials only on the provider's host.
-    private func sendFollowingRedirects(_ spec: HTTPRequestSpec, query: Query, attempt: Int) async throws -> HTTPResponse {
-        let trustedHost = query.baseURL.host?.lowercased()
-        var method = spec.method
-        var url = spec.url
-        var body = spec.body
-        var headers = spec.headers
-        for _ in 0...5 {
-            try Self.checkScheme(url, allowHTTP: options.allowHTTP)
-            var request = HTTPRequest(
-                method: method, url: url, headers: headers, body: body, timeout: options.timeout,
-                maxResponseBytes: options.maxResponseBytes)
-            if let credential = spec.credential, url.host?.lowercased() == trustedHost {
-                switch credential {
-                case .bearer(let token): request.headers["Authorization"] = "Bearer \(token)"
-                case .header(let name, let value): request.headers[name] = value
-                case .queryParameter(let name, let value): request.url = url.appendingQuery([(name, value)])
-                }
-            }
-            emit(.request(method: method, url: redactor.redact(request.url.absoluteString), attempt: attempt))
-            let started = Date()
-            let response = try await sendWithTimeout(request)
-            stats.record(bytes: response.body.count)
-            emit(.response(status: response.status, bytes: response.body.count, milliseconds: Date().timeIntervalSince(started) * 1000))
-            guard [301, 302, 303, 307, 308].contains(response.status), let location = response.headers["Location"],
-                let next = URL(string: location, relativeTo: url)?.absoluteURL
-            else { return response }
-            if response.status == 303 || (method == "POST" && [301, 302].contains(response.status)) {
-                method = "GET"
-                body = nil
-                headers["Content-Type"] = nil
-            }
-            url = next
-        }
-        throw AggregateError(.http, "too many redirects (more than 5)")
-    }
-
-    /// Plain http goes only to this machine unless the user opted in, so nothing travels unencrypted by accident.
-    static func checkScheme(_ url: URL, allowHTTP: Bool) throws {
-        switch url.scheme?.lowercased() {
-        case "https": return
-        case "http" where PlainHTTP.isAllowed(url, allowHTTP: allowHTTP): return
-        case "http": throw AggregateError(.config, PlainHTTP.refusal(host: url.host ?? "?"))
-        default: throw AggregateError(.config, "unsupported URL scheme in \(url.absoluteString)")
-        }
-    }
-
-    private func sendWithTimeout(_ request: HTTPRequest) async throws -> HTTPResponse {
-        let transport = fetcher.transport
-        let timeout = request.timeout
-        let response = try await withThrowingTaskGroup(of: HTTPResponse?.self) { group in
-            group.addTask { try await transport.send(request) }
-            group.addTask {
-                try? await Task.sleep(nanoseconds: UInt64(timeout * 1_000_000_000))
-                return nil
-            }
-            defer { group.cancelAll() }
-            guard let first = try await group.next(), let response = first else {
-                throw AggregateError(.timeout, "no response within \(Self.seconds(timeout)) (the --timeout); the server may be slow or unreachable")
-            }
-            return response
-        }
-        guard response.body.count <= request.maxResponseBytes else {
-            throw AggregateError(.tooLarge, "the response is larger than the \(ByteCount.describe(request.maxResponseBytes)) size cap")
-        }
-        return response
-    }
-
-    static func seconds(_ value: TimeInterval) -> String {
-        value.rounded() == value ? "\(Int(value)) s" : String(format: "%.1f s", value)
     }
 
     // MARK: Errors

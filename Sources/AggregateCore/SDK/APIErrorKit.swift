@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// The pieces every provider's error mapping is made of: readers for the common error-body shapes, one
 /// status-to-kind table, and the standard wording. A provider supplies only overrides and its own words.
