@@ -1,4 +1,5 @@
 import AggregateCore
+import AggregateTestSupport
 import Foundation
 import Testing
 
@@ -70,5 +71,15 @@ import Testing
         #expect(lines.first?.hasPrefix("title") == true)
         #expect(lines.allSatisfy { TextLayout.width(String($0)) <= 60 })
         #expect(lines[1].hasSuffix("Oslo"))
+    }
+}
+
+/// The JSON Schema of results lists exactly the fields of ``Item/Field``, in order.
+@Suite struct ItemFieldSchemaTests {
+    @Test func theResultSchemaHasExactlyTheItemFields() throws {
+        let url = TestPaths.packageRoot.appendingPathComponent("Schemas/aggregate-result.schema.json")
+        let schema = try JSONParser().parse(Data(contentsOf: url))
+        let properties = try #require(schema["$defs"]?["itemFields"]?["properties"]?.object)
+        #expect(properties.keys == Item.Field.allCases.map(\.rawValue))
     }
 }
