@@ -187,15 +187,24 @@ final class LineReader: @unchecked Sendable {
         defer { try? FileManager.default.removeItem(at: folder) }
         let copy = folder.appendingPathComponent("aggregate")
         try FileManager.default.copyItem(at: Binary.url, to: copy)
-        let process = Process()
-        process.executableURL = copy
-        process.arguments = ["compare", "--all", "--offline", "--quiet", "--format", "json", "--limit", "2"]
-        process.currentDirectoryURL = folder
-        process.environment = ["XDG_DATA_HOME": folder.appendingPathComponent("data").path]
+        var process = Process()
         let out = Pipe()
-        process.standardOutput = out
-        process.standardError = Pipe()
-        try process.run()
+        // A child another test forks while the copy is being written may hold it open for a moment (ETXTBSY).
+        for attempt in 1...50 {
+            process = Process()
+            process.executableURL = copy
+            process.arguments = ["compare", "--all", "--offline", "--quiet", "--format", "json", "--limit", "2"]
+            process.currentDirectoryURL = folder
+            process.environment = ["XDG_DATA_HOME": folder.appendingPathComponent("data").path]
+            process.standardOutput = out
+            process.standardError = Pipe()
+            do {
+                try process.run()
+                break
+            } catch let error as NSError where attempt < 50 && (error.userInfo[NSUnderlyingErrorKey] as? NSError)?.code == Int(ETXTBSY) {
+                Thread.sleep(forTimeInterval: 0.1)
+            }
+        }
         let data = out.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         #expect(process.terminationStatus == 0)
