@@ -78,6 +78,20 @@ private final class ReplayCache: FetchMiddleware, @unchecked Sendable {
         #expect(attempts.increment() == 3, "two requests were sent")
     }
 
+    @Test func theCredentialGoesOnlyToTheProvidersOrigin() async {
+        let log = RequestLog()
+        let transport = FakeTransport { request in
+            log.append(request)
+            switch (request.url.port, request.url.path) {
+            case (nil, "/items"): return HTTPResponse(status: 302, headers: ["Location": "https://api.example.com:8443/items2"], url: request.url)
+            default: return HTTPResponse(status: 200, body: Data(#"{"items": [1]}"#.utf8), url: request.url)
+            }
+        }
+        let result = await Fetcher(transport: transport, options: testFetchOptions()).run(PagerProvider(), query: query)
+        #expect(result.error == nil)
+        #expect(log.requests.map { $0.headers["Authorization"] } == ["Bearer tok-secret-123", nil], "another port is another origin")
+    }
+
     @Test func pagingArithmeticNeverTraps() {
         let items = Array(1...45)
         #expect(SandboxPaging.page(items, number: 3, size: 20) == [41, 42, 43, 44, 45])

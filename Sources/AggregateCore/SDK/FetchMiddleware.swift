@@ -153,7 +153,7 @@ public struct RedirectMiddleware: FetchMiddleware {
                 throw AggregateError(.http, "the server redirected in a loop (back to \(exchange.redactor.redact(hop.url.absoluteString)))")
             }
             var sent = hop
-            if let credential = exchange.credential, hop.url.host?.lowercased() == exchange.origin.host?.lowercased() {
+            if let credential = exchange.credential, hop.url.hasSameOrigin(as: exchange.origin) {
                 switch credential {
                 case .bearer(let token): sent.headers["Authorization"] = "Bearer \(token)"
                 case .header(let name, let value): sent.headers[name] = value
