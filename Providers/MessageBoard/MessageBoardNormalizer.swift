@@ -46,8 +46,8 @@ enum MessageBoardNormalizer {
         guard let location, let id = URL(string: location)?.deletingPathExtension().lastPathComponent, !id.isEmpty, id != "/" else {
             throw mayHaveBeenSaved("the board accepted the post (HTTP \(status)) but sent back neither the message nor its Location", status: status)
         }
-        var item = Item(provider: "messageboard", kind: "message", id: id, title: query.string("message") ?? "")
-        item.author = query.string("name")
+        var item = Item(provider: "messageboard", kind: "message", id: id, title: query[MessageBoardProvider.message] ?? "")
+        item.author = query[MessageBoardProvider.name]
         item.createdAt = query.now
         return item
     }

@@ -63,7 +63,7 @@ public struct Query: Sendable {
     public var isLimitExplicit: Bool
     /// The API's base URL for this run (the sandbox's when offline).
     public var baseURL: URL
-    /// The environment variables visible to the provider (credentials).
+    /// The environment the run was given; `configure` narrows it to the variables the provider declares.
     public var environment: [String: String]
     /// The typed plan the ``Provider`` chose in `configure` (API variant, looked-up ids), private to it.
     public var plan: (any Sendable)?
@@ -87,31 +87,6 @@ public struct Query: Sendable {
         self.limit = limit
         self.baseURL = baseURL
         self.environment = environment
-    }
-
-    /// The parameter `name` as text (numbers as their literal text).
-    public func string(_ name: String) -> String? {
-        switch parameters[name] {
-        case .string(let text)?: return text
-        case .number(let text)?: return text
-        case .bool(let flag)?: return flag ? "true" : "false"
-        default: return nil
-        }
-    }
-
-    /// The parameter `name` as a number.
-    public func double(_ name: String) -> Double? { parameters[name]?.double }
-
-    /// The parameter `name` as a whole number.
-    public func int(_ name: String) -> Int? { parameters[name]?.int }
-
-    /// The parameter `name` as a flag.
-    public func flag(_ name: String) -> Bool { parameters[name]?.bool ?? false }
-
-    /// The non-empty value of the environment variable `name`.
-    public func environmentValue(_ name: String) -> String? {
-        guard let value = environment[name], !value.trimmingCharacters(in: .whitespaces).isEmpty else { return nil }
-        return value
     }
 }
 
