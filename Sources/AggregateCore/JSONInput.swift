@@ -98,35 +98,7 @@ public enum JSONInput {
 
     /// The offset of the first byte that does not belong to a valid UTF-8 sequence, or `nil`.
     static func firstInvalidUTF8(_ data: Data) -> Int? {
-        data.withUnsafeBytes { (buffer: UnsafeRawBufferPointer) -> Int? in
-            var index = 0
-            let count = buffer.count
-            while index < count {
-                let lead = buffer[index]
-                if lead < 0x80 {
-                    index += 1
-                    continue
-                }
-                let length: Int
-                let minimum: UInt32
-                switch lead {
-                case 0xC2...0xDF: length = 2; minimum = 0x80
-                case 0xE0...0xEF: length = 3; minimum = 0x800
-                case 0xF0...0xF4: length = 4; minimum = 0x10000
-                default: return index
-                }
-                guard index + length <= count else { return index }
-                var scalar = UInt32(lead) & (0xFF >> (length + 1))
-                for offset in 1..<length {
-                    let next = buffer[index + offset]
-                    guard next & 0xC0 == 0x80 else { return index }
-                    scalar = scalar << 6 | UInt32(next & 0x3F)
-                }
-                if scalar < minimum || scalar > 0x10FFFF || (0xD800...0xDFFF).contains(scalar) { return index }
-                index += length
-            }
-            return nil
-        }
+        data.withUnsafeBytes { JSONScan.checkUTF8($0, from: 0, final: true).invalid }
     }
 
     /// `text` with control characters shown as `�`, so an excerpt cannot move the cursor or change colours.
