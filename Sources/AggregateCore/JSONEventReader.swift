@@ -125,8 +125,21 @@ public final class JSONEventReader {
         return String(decoding: UnsafeRawBufferPointer(rebasing: window[tokenStart..<tokenEnd]), as: UTF8.self)
     }
 
+    /// Whether the last `key`, `string` or `number` token's bytes are its JSON text as ``JSONWriter`` writes it:
+    /// a number, or a string of plain ASCII without escapes.
+    public var tokenIsVerbatim: Bool { !tokenShape.escaped && !tokenShape.nonASCII }
+
+    /// Calls `body` with the raw bytes of the last `key`, `string` or `number` token (strings with their quotes).
+    public func withTokenBytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
+        try body(UnsafeRawBufferPointer(start: storage.baseAddress! + tokenStart, count: tokenEnd - tokenStart))
+    }
+
     /// The next token's kind; `nil` after the document's end.
     public func nextToken() throws(JSONParseError) -> JSONToken? {
+        if let token = pushedBack {
+            pushedBack = nil
+            return token
+        }
         if !started { try start() }
         switch state {
         case .done:
@@ -178,6 +191,12 @@ public final class JSONEventReader {
             }
             return close()
         }
+    }
+
+    /// Gives back the token just returned by ``nextToken()``, so that the next call returns it again (once).
+    public func pushBack(_ token: JSONToken) {
+        precondition(pushedBack == nil, "only one token can be given back")
+        pushedBack = token
     }
 
     /// Skips the next value whole (a scalar, or a container with everything in it) without decoding any text.
@@ -257,6 +276,8 @@ public final class JSONEventReader {
     // MARK: Tokens
 
     private var hadByteOrderMark = false
+    private var pushedBack: JSONToken?
+    private var checkedHead = false
 
     private func start() throws(JSONParseError) {
         started = true
@@ -418,6 +439,14 @@ public final class JSONEventReader {
             atEOF = true
         }
         let window = UnsafeRawBufferPointer(start: storage.baseAddress, count: end)
+        if !checkedHead {
+            // UTF-16 and UTF-32 are told apart from UTF-8 by the first bytes, before any of them is judged.
+            guard end >= 4 || atEOF else { return keepFrom }
+            checkedHead = true
+            if let wide = JSONScan.wideEncoding(head: Array(window.prefix(4))) {
+                throw JSONScan.error(wide, at: 0, in: UnsafeRawBufferPointer(rebasing: window[0..<0]))
+            }
+        }
         let check = JSONScan.checkUTF8(window, from: checkedUTF8, final: atEOF)
         if let invalid = check.invalid {
             let reason = "not valid UTF-8: byte \(String(format: "0x%02X", storage[invalid]))"

@@ -51,35 +51,68 @@ public enum JSONInput {
         do {
             return try JSONParser(maxDepth: maxDepth).parse(data)
         } catch {
-            var reason = error.reason
-            if reason.hasPrefix("nesting deeper") { reason += " (the most this tool reads)" }
-            let excerpt = printable(error.excerpt).trimmingCharacters(in: .whitespaces)
-            let position = "line \(error.line), column \(error.column)"
-            throw AggregateError(
-                .invalidInput,
-                reason == "empty input"
-                    ? "\(name): the input is empty; expected a JSON document"
-                    : "\(name): invalid JSON: \(reason) at \(position)\(excerpt.isEmpty ? "" : ": \(excerpt)")")
+            throw failure(error, name: name)
         }
+    }
+
+    /// Files larger than this are read as a stream by the views that can be streamed (8 MiB).
+    public static let streamingThreshold = 8 << 20
+
+    /// The size of the regular file at `path`, or `nil` (missing, a pipe, a device).
+    public static func fileSize(atPath path: String) -> Int? {
+        guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
+            attributes[.type] as? FileAttributeType == .typeRegular,
+            let size = attributes[.size] as? NSNumber
+        else { return nil }
+        return Int(truncatingIfNeeded: size.int64Value)
+    }
+
+    /// Opens the file at `path` as a stream of JSON events, with no size cap (memory stays bounded).
+    public static func openStream(atPath path: String, maxDepth: Int = 512) throws(AggregateError) -> JSONEventReader {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            throw AggregateError(.notFound, "\(path): no such file")
+        }
+        guard !isDirectory.boolValue else { throw AggregateError(.notFound, "\(path): is a directory, not a JSON file") }
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            throw AggregateError(.notFound, "\(path): cannot be opened (check its permissions)")
+        }
+        return JSONEventReader(handle: handle, maxDepth: maxDepth)
+    }
+
+    /// The one error for a document from `name` that a parser or stream refused: exit 65 with line, column and an
+    /// excerpt, or what to do about an encoding that is not UTF-8.
+    public static func failure(_ error: JSONParseError, name: String) -> AggregateError {
+        if error.line == 0 { return AggregateError(.notFound, "\(name): \(error.reason)") }
+        if error.reason.hasPrefix("the input looks like") { return wideEncoding(error.reason, name: name) }
+        if error.reason.hasPrefix("not valid UTF-8") {
+            return notUTF8(name: name, byte: String(error.reason.suffix(4)), line: error.line, column: error.column)
+        }
+        var reason = error.reason
+        if reason.hasPrefix("nesting deeper") { reason += " (the most this tool reads)" }
+        let excerpt = printable(error.excerpt).trimmingCharacters(in: .whitespaces)
+        let position = "line \(error.line), column \(error.column)"
+        return AggregateError(
+            .invalidInput,
+            reason == "empty input"
+                ? "\(name): the input is empty; expected a JSON document"
+                : "\(name): invalid JSON: \(reason) at \(position)\(excerpt.isEmpty ? "" : ": \(excerpt)")")
+    }
+
+    private static func wideEncoding(_ reason: String, name: String) -> AggregateError {
+        AggregateError(.invalidInput, "\(name): \(reason); JSON must be UTF-8 (convert it, e.g. with iconv -t UTF-8)")
+    }
+
+    private static func notUTF8(name: String, byte: String, line: Int, column: Int) -> AggregateError {
+        AggregateError(
+            .invalidInput,
+            "\(name): not valid UTF-8: byte \(byte) at line \(line), column \(column); JSON must be UTF-8 (a Latin-1 file converts with iconv -f latin1 -t UTF-8)")
     }
 
     /// Refuses input that is not UTF-8: UTF-16/32 (by their byte order marks or zero bytes) and invalid sequences,
     /// naming the line and column of the first bad byte.
     static func checkEncoding(_ data: Data, name: String) throws(AggregateError) {
-        let head = [UInt8](data.prefix(4))
-        let wide: String?
-        if head.starts(with: [0x00, 0x00, 0xFE, 0xFF]) || head.starts(with: [0xFF, 0xFE, 0x00, 0x00]) {
-            wide = "UTF-32"
-        } else if head.starts(with: [0xFE, 0xFF]) || head.starts(with: [0xFF, 0xFE]) {
-            wide = "UTF-16"
-        } else if head.count >= 2, head[0] == 0 || head[1] == 0 {
-            wide = "UTF-16 or UTF-32"
-        } else {
-            wide = nil
-        }
-        if let wide {
-            throw AggregateError(.invalidInput, "\(name): the input looks like \(wide); JSON must be UTF-8 (convert it, e.g. with iconv -t UTF-8)")
-        }
+        if let reason = JSONScan.wideEncoding(head: [UInt8](data.prefix(4))) { throw wideEncoding(reason, name: name) }
         guard let offset = firstInvalidUTF8(data) else { return }
         var line = 1
         var lineStart = 0
@@ -90,10 +123,7 @@ public enum JSONInput {
                 lineStart = index + 1
             }
         }
-        let byte = String(format: "0x%02X", bytes[offset])
-        throw AggregateError(
-            .invalidInput,
-            "\(name): not valid UTF-8: byte \(byte) at line \(line), column \(offset - lineStart + 1); JSON must be UTF-8 (a Latin-1 file converts with iconv -f latin1 -t UTF-8)")
+        throw notUTF8(name: name, byte: String(format: "0x%02X", bytes[offset]), line: line, column: offset - lineStart + 1)
     }
 
     /// The offset of the first byte that does not belong to a valid UTF-8 sequence, or `nil`.

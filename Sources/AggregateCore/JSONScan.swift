@@ -214,6 +214,21 @@ enum JSONScan {
 
     // MARK: Encoding
 
+    /// `the input looks like UTF-16` (or UTF-32) when the first bytes say so, by a byte order mark or zero bytes.
+    static func wideEncoding(head: [UInt8]) -> String? {
+        let wide: String
+        if head.starts(with: [0x00, 0x00, 0xFE, 0xFF]) || head.starts(with: [0xFF, 0xFE, 0x00, 0x00]) {
+            wide = "UTF-32"
+        } else if head.starts(with: [0xFE, 0xFF]) || head.starts(with: [0xFF, 0xFE]) {
+            wide = "UTF-16"
+        } else if head.count >= 2, head[0] == 0 || head[1] == 0 {
+            wide = "UTF-16 or UTF-32"
+        } else {
+            return nil
+        }
+        return "the input looks like \(wide)"
+    }
+
     /// Checks that `bytes[from...]` is UTF-8.
     /// - Returns: the offset of the first byte that does not belong to a valid sequence (or `nil`), and how far the
     ///   check got: when `final` is false, a sequence cut by the window's end is left for the next window.

@@ -82,6 +82,10 @@ enum BrowseCommand {
                     throw AggregateError(.usage, "--interactive needs a terminal to read keys from, and neither standard input nor /dev/tty is one")
                 }
             }
+            if streams(invocation) {
+                try runStreaming(invocation, console: console)
+                return .success
+            }
             let document = try await load(invocation, context: context)
             let node: JSONValue
             let nodePath: JSONPath
