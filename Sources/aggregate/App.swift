@@ -10,7 +10,7 @@ struct App: Sendable {
     static var commands: [HelpText.Command] {
         [
             InfoCommands.providersCommand, InfoCommands.describeCommand, CompareCommand.command, BrowseCommand.command,
-            SandboxCommand.command,
+            SandboxCommand.command, NormalizeCommand.command,
             HelpText.Command(name: "help", summary: "Show help for a command or provider.", usage: "aggregate help [<command>|<provider>]"),
         ]
     }
@@ -41,6 +41,8 @@ struct App: Sendable {
             return await BrowseCommand.run(rest, context: context)
         case "sandbox":
             return await SandboxCommand.run(rest, context: context)
+        case "normalize":
+            return await NormalizeCommand.run(rest, context: context)
         default:
             if first.hasPrefix("-") {
                 return Diagnostics.report(AggregateError(.usage, "unknown option '\(first)'"), console: console)

@@ -199,11 +199,19 @@ enum ProviderCommand {
                 : "note: \(invocation.name): offline: these are the sandbox's bundled sample data, not live results\n")
         }
         let result = await runner.run(invocation)
+        if invocation.common.verbose { reportRepairs(result, context: context) }
         render(result, invocation: invocation, context: context)
         if let error = result.error {
             Diagnostics.report(error, console: context.console, registry: context.registry)
         }
         return ExitCode(for: [result])
+    }
+
+    /// Says on stderr what reading the responses had to repair (lone UTF-16 surrogates read as U+FFFD).
+    static func reportRepairs(_ result: ProviderResult, context: Context) {
+        var notes = JSONParseNotes()
+        for body in result.rawBodies { _ = try? JSONParser().parse(body, notes: &notes) }
+        if let summary = notes.summary { context.console.err("\(result.provider): \(summary)\n") }
     }
 
     /// The usage line of the operation the arguments name (the default operation when they name none).
