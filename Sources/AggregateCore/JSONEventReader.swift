@@ -42,7 +42,7 @@ public final class JSONEventReader {
 
     private enum Source {
         case data(Data, next: Int)
-        case handle(FileHandle)
+        case handle(FileHandle, pending: Data?)
     }
 
     /// What the reader expects next.
@@ -71,8 +71,9 @@ public final class JSONEventReader {
     private var tokenShape = JSONScan.StringShape()
 
     /// Reads from a file handle (a file, a pipe or standard input) in chunks.
-    public convenience init(handle: FileHandle, maxDepth: Int = 512, chunkSize: Int = 1 << 20) {
-        self.init(source: .handle(handle), maxDepth: maxDepth, chunkSize: chunkSize)
+    /// - Parameter prefix: bytes already read from `handle` that come first (e.g. after a header was looked for).
+    public convenience init(handle: FileHandle, prefix: Data? = nil, maxDepth: Int = 512, chunkSize: Int = 1 << 20) {
+        self.init(source: .handle(handle, pending: prefix), maxDepth: maxDepth, chunkSize: chunkSize)
     }
 
     /// Reads from bytes already in memory, a window at a time (as a stream would arrive).
@@ -410,19 +411,16 @@ public final class JSONEventReader {
             position -= keepFrom
             checkedUTF8 -= keepFrom
         }
-        if storage.count - end < chunkSize {
-            let larger = UnsafeMutableRawBufferPointer.allocate(byteCount: max(storage.count * 2, end + chunkSize), alignment: 16)
-            larger.baseAddress!.copyMemory(from: storage.baseAddress!, byteCount: end)
-            storage.deallocate()
-            storage = larger
-        }
         let chunk: Data?
         switch source {
         case .data(let data, let next):
             let upper = min(data.count, next + chunkSize)
             chunk = next < upper ? data[(data.startIndex + next)..<(data.startIndex + upper)] : nil
             source = .data(data, next: upper)
-        case .handle(let handle):
+        case .handle(let handle, let pending?):
+            source = .handle(handle, pending: nil)
+            chunk = pending.isEmpty ? Data([0x20]) : pending  // a space keeps an empty prefix from reading as the end
+        case .handle(let handle, nil):
             do {
                 chunk = try handle.read(upToCount: chunkSize)
             } catch {
@@ -430,6 +428,13 @@ public final class JSONEventReader {
             }
         }
         if let chunk, !chunk.isEmpty {
+            if storage.count - end < chunk.count {
+                // Only a token longer than the window (a long string) makes it grow.
+                let larger = UnsafeMutableRawBufferPointer.allocate(byteCount: max(storage.count * 2, end + chunk.count), alignment: 16)
+                larger.baseAddress!.copyMemory(from: storage.baseAddress!, byteCount: end)
+                storage.deallocate()
+                storage = larger
+            }
             chunk.withUnsafeBytes { bytes in
                 (storage.baseAddress! + end).copyMemory(from: bytes.baseAddress!, byteCount: bytes.count)
             }

@@ -11,6 +11,14 @@ public struct JSONParseError: Error, Sendable, Equatable, CustomStringConvertibl
     /// The text around the problem, on one line, at most 40 characters.
     public var excerpt: String
 
+    /// Creates an error.
+    public init(reason: String, line: Int, column: Int, excerpt: String) {
+        self.reason = reason
+        self.line = line
+        self.column = column
+        self.excerpt = excerpt
+    }
+
     public var description: String {
         excerpt.isEmpty
             ? "\(reason) at line \(line), column \(column)"

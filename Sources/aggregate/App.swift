@@ -43,6 +43,8 @@ struct App: Sendable {
             return await SandboxCommand.run(rest, context: context)
         case "normalize":
             return await NormalizeCommand.run(rest, context: context)
+        case "twitter" where rest.first == "archive":
+            return await TwitterArchiveCommand.run(Array(rest.dropFirst()), context: context)
         default:
             if first.hasPrefix("-") {
                 return Diagnostics.report(AggregateError(.usage, "unknown option '\(first)'"), console: console)
