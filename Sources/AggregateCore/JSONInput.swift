@@ -12,14 +12,7 @@ public enum JSONInput {
 
     /// Reads the file at `path`, refusing it from its size alone when it is over `maxBytes`.
     public static func readFile(atPath path: String, maxBytes: Int) throws(AggregateError) -> Data {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-            throw AggregateError(.notFound, "\(path): no such file")
-        }
-        guard !isDirectory.boolValue else { throw AggregateError(.notFound, "\(path): is a directory, not a JSON file") }
-        guard let handle = FileHandle(forReadingAtPath: path) else {
-            throw AggregateError(.notFound, "\(path): cannot be opened (check its permissions)")
-        }
+        let handle = try open(path)
         defer { try? handle.close() }
         // A regular file's size is known before reading; pipes and devices report 0 and are read in chunks.
         if let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber, size.int64Value > Int64(maxBytes) {
@@ -69,6 +62,11 @@ public enum JSONInput {
 
     /// Opens the file at `path` as a stream of JSON events, with no size cap (memory stays bounded).
     public static func openStream(atPath path: String, maxDepth: Int = 512) throws(AggregateError) -> JSONEventReader {
+        JSONEventReader(handle: try open(path), maxDepth: maxDepth)
+    }
+
+    /// Opens a JSON file for reading, with one error for each way it cannot be.
+    private static func open(_ path: String) throws(AggregateError) -> FileHandle {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
             throw AggregateError(.notFound, "\(path): no such file")
@@ -77,7 +75,7 @@ public enum JSONInput {
         guard let handle = FileHandle(forReadingAtPath: path) else {
             throw AggregateError(.notFound, "\(path): cannot be opened (check its permissions)")
         }
-        return JSONEventReader(handle: handle, maxDepth: maxDepth)
+        return handle
     }
 
     /// The one error for a document from `name` that a parser or stream refused: exit 65 with line, column and an

@@ -41,12 +41,7 @@ struct CommonOptions: Sendable, Equatable {
             limit = value
             limitIsExplicit = true
         }
-        if let text = parsed.value("format") {
-            guard let value = OutputFormat(rawValue: text.lowercased()) else {
-                throw AggregateError(.usage, "--format must be one of \(OutputFormat.allCases.map(\.rawValue).joined(separator: ", ")), not '\(text)'")
-            }
-            format = value
-        }
+        if let text = parsed.value("format") { format = try Self.format(text) }
         if let text = parsed.value("timeout") {
             guard let value = Double(text), value > 0, value <= 3600 else {
                 throw AggregateError(.usage, "--timeout must be a number of seconds above 0 (at most 3600), not '\(text)'")
@@ -59,4 +54,12 @@ struct CommonOptions: Sendable, Equatable {
     }
 
     init() {}
+
+    /// The output format named by `--format`.
+    static func format(_ text: String) throws(AggregateError) -> OutputFormat {
+        guard let value = OutputFormat(rawValue: text.lowercased()) else {
+            throw AggregateError(.usage, "--format must be one of \(OutputFormat.allCases.map(\.rawValue).joined(separator: ", ")), not '\(text)'")
+        }
+        return value
+    }
 }

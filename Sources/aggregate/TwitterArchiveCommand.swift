@@ -55,9 +55,7 @@ enum TwitterArchiveCommand {
                 }
             }
             var common = CommonOptions()
-            if let format = parsed.value("format") {
-                common = try CommonOptions(try ArgumentParser(options: CommonOptions.specs).parse(["--format", format]))
-            }
+            if let format = parsed.value("format") { common.format = try CommonOptions.format(format) }
             var limit: Int?
             if let text = parsed.value("limit") {
                 guard let value = Int(text), value >= 1 else { throw AggregateError(.usage, "--limit must be a whole number of at least 1, not '\(text)'") }
