@@ -123,7 +123,7 @@ public final class JSONEventReader {
             }
             return decoded
         }
-        return String(decoding: UnsafeRawBufferPointer(rebasing: window[tokenStart..<tokenEnd]), as: UTF8.self)
+        return JSONScan.text(UnsafeRawBufferPointer(rebasing: window[tokenStart..<tokenEnd]))
     }
 
     /// Whether the last `key`, `string` or `number` token's bytes are its JSON text as ``JSONWriter`` writes it:

@@ -171,7 +171,7 @@ private struct TreeBuilder {
                 case .failure(let reason, let at): throw error(reason, at: at)
                 case .needMore: throw error("invalid number")
                 }
-                completed = .number(String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self))
+                completed = .number(JSONScan.text(UnsafeRawBufferPointer(rebasing: bytes[start..<index])))
             default:
                 throw error("unexpected character \(JSONScan.describe(bytes[index])), expected a value")
             }

@@ -75,8 +75,8 @@ enum JSONScan {
     static func decode(_ bytes: UnsafeRawBufferPointer, _ start: Int, _ end: Int, shape: StringShape, repairs: inout Int) -> String? {
         let slice = UnsafeRawBufferPointer(rebasing: bytes[start..<end])
         if !shape.escaped {
-            if !shape.nonASCII { return String(decoding: slice, as: UTF8.self) }
-            return String(validating: slice, as: UTF8.self)
+            if !shape.nonASCII { return text(slice) }
+            return String(validating: typed(slice), as: UTF8.self)
         }
         var output: [UInt8] = []
         output.reserveCapacity(end - start)
@@ -116,6 +116,16 @@ enum JSONScan {
         if !shape.nonASCII { return String(decoding: output, as: UTF8.self) }
         return String(validating: output, as: UTF8.self)
     }
+
+    /// The bytes as `UInt8`s: the standard library's fast paths take typed buffers, not raw ones.
+    @inline(__always)
+    static func typed(_ bytes: UnsafeRawBufferPointer) -> UnsafeBufferPointer<UInt8> {
+        UnsafeBufferPointer(start: bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), count: bytes.count)
+    }
+
+    /// Text from bytes already known to be UTF-8 (ASCII, or checked).
+    @inline(__always)
+    static func text(_ bytes: UnsafeRawBufferPointer) -> String { String(decoding: typed(bytes), as: UTF8.self) }
 
     private static func hex4(_ bytes: UnsafeRawBufferPointer, _ index: Int) -> UInt32 {
         var value: UInt32 = 0
@@ -290,7 +300,7 @@ enum JSONScan {
         var lineEnd = position
         while lineEnd < bytes.count, bytes[lineEnd] != 0x0A, lineEnd - position < 20 { lineEnd += 1 }
         let excerptStart = max(lineStart, position - 20, 0)
-        let excerpt = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[excerptStart..<lineEnd]), as: UTF8.self)
+        let excerpt = text(UnsafeRawBufferPointer(rebasing: bytes[excerptStart..<lineEnd]))
             .replacingOccurrences(of: "\t", with: " ")
             .replacingOccurrences(of: "\r", with: " ")
         return JSONParseError(reason: reason, line: line, column: column, excerpt: excerpt)

@@ -181,7 +181,7 @@ struct OutlineNode {
             }
             return .container(isArray: isArray, count: count, children: children)
         case .string:
-            if reader.tokenIsVerbatim { return .scalar(reader.withTokenBytes { String(decoding: $0, as: UTF8.self) }) }
+            if reader.tokenIsVerbatim { return .scalar(reader.withTokenBytes { JSONScan.text($0) }) }
             return .scalar(JSONWriter.quoted(try reader.text()))
         case .number: return .scalar(try reader.text())
         case .true: return .scalar("true")

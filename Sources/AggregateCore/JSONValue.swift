@@ -46,7 +46,10 @@ extension JSONValue {
 
     /// The string when this is a non-empty string that is not only whitespace.
     public var nonEmptyString: String? {
-        guard let value = string, !value.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else { return nil }
+        guard let value = string else { return nil }
+        // A printable ASCII first character settles it without trimming (which goes through NSString).
+        if let first = value.utf8.first, first > 0x20, first < 0x7F { return value }
+        guard !value.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else { return nil }
         return value
     }
 
@@ -79,8 +82,11 @@ extension JSONValue {
     /// The value as an exact `Decimal` when it is a number or a numeric string such as `"600.00"`.
     public var decimal: Decimal? {
         switch self {
-        case .number(let text): return Decimal(string: text, locale: Locale(identifier: "en_US_POSIX"))
+        case .number(let text):
+            if text.utf8.count < 16, let integer = Int(text) { return Decimal(integer) }  // counts and ids: no parsing
+            return Decimal(string: text, locale: Locale(identifier: "en_US_POSIX"))
         case .string(let text):
+            if text.utf8.count < 16, let integer = Int(text) { return Decimal(integer) }
             let trimmed = text.trimmingCharacters(in: .whitespaces)
             guard !trimmed.isEmpty, trimmed.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == "." || $0 == "-" || $0 == "+") })
             else { return nil }
