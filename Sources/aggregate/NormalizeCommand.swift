@@ -6,11 +6,9 @@ import Foundation
 enum NormalizeCommand {
     static let options: [OptionSpec] = [
         OptionSpec("pages", arity: .flag, help: "The input holds several responses: one per line (NDJSON), or a JSON array of them (what --raw prints for several pages)."),
-        OptionSpec("format", valueName: "FORMAT", help: "Output format: text, json, ndjson, csv or markdown (default: text)."),
         OptionSpec("limit", valueName: "N", help: "The most items to print (default: all)."),
         OptionSpec("verbose", arity: .flag, help: "Say on stderr how many pages and items were read, and what had to be repaired (lone UTF-16 surrogates)."),
-        OptionSpec("help", short: "h", arity: .flag, help: "Show help information."),
-    ]
+    ] + CommonOptions.specs.filter { ["format", "help"].contains($0.name) }
 
     static let command = HelpText.Command(
         name: "normalize", summary: "Turn saved raw API responses into the unified result, without any request.",

@@ -11,9 +11,7 @@ enum TwitterArchiveCommand {
         OptionSpec("until", valueName: "DATE", help: "Only tweets before this day (YYYY-MM-DD, UTC) or moment (ISO 8601)."),
         OptionSpec("exclude", valueName: "KINDS", help: "Leave out replies and/or retweets: replies, retweets or replies,retweets."),
         OptionSpec("limit", valueName: "N", help: "The newest N tweets only (default: all)."),
-        OptionSpec("format", valueName: "FORMAT", help: "Output format: text, json, ndjson, csv or markdown (default: text)."),
-        OptionSpec("help", short: "h", arity: .flag, help: "Show help information."),
-    ]
+    ] + CommonOptions.specs.filter { ["format", "help"].contains($0.name) }
 
     static let command = HelpText.Command(
         name: "twitter archive", summary: "Your own tweets from an X/Twitter data export (\"Download an archive of your data\").",
