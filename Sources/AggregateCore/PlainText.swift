@@ -102,7 +102,7 @@ public enum PlainText {
 
     /// `text` with HTML character references (`&amp;`, `&#39;`, `&#x1F600;`) decoded; unknown ones are kept.
     public static func decodeEntities(_ text: String) -> String {
-        guard text.contains("&") else { return text }
+        guard text.utf8.contains(UInt8(ascii: "&")) else { return text }  // bytes: String.contains(String) goes through NSString
         var output = ""
         output.reserveCapacity(text.count)
         var index = text.startIndex
