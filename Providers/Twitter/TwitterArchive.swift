@@ -32,6 +32,8 @@ public enum TwitterArchive {
         public var account: String?
         /// `note-tweet.js`, which holds the whole text of posts longer than 280 characters.
         public var notes: String?
+        /// `manifest.js` (2020 on), which lists the data files; see ``manifestTweetFiles(in:paths:)``.
+        public var manifest: String?
     }
 
     /// Which tweets to keep.
@@ -79,7 +81,25 @@ public enum TwitterArchive {
         }
         let account = names.first { $0.1 == "account.js" }?.0
         let notes = names.first { $0.1 == "note-tweet.js" }?.0
-        return Layout(tweets: tweets, account: account, notes: notes)
+        let manifest = names.first { $0.1 == "manifest.js" }?.0
+        return Layout(tweets: tweets, account: account, notes: notes, manifest: manifest)
+    }
+
+    /// The tweet files that `manifest.js` lists (`dataTypes.tweets.files[].fileName`, or `tweet` before the 2022
+    /// rename), matched to `paths` by their ending; `nil` when it lists none or one of them is missing, so that the
+    /// names found on disk are used instead.
+    public static func manifestTweetFiles(in entry: Entry, paths: [String]) throws(AggregateError) -> [String]? {
+        let manifest = try value(of: entry)
+        let types = manifest["dataTypes"]
+        guard let files = (types?["tweets"]?["files"] ?? types?["tweet"]?["files"])?.array, !files.isEmpty else { return nil }
+        var found: [String] = []
+        for file in files {
+            guard let name = file["fileName"]?.nonEmptyString,
+                let path = paths.first(where: { $0 == name || $0.hasSuffix("/" + name) })
+            else { return nil }
+            found.append(path)
+        }
+        return found
     }
 
     private static func partNumber(_ name: String, _ base: String) -> Int {
@@ -170,6 +190,28 @@ public enum TwitterArchive {
 
     /// Calls `body` with each element of the array that follows the first `=` of the file.
     static func forEachElement(of entry: Entry, _ body: (JSONValue) -> Void) throws(AggregateError) {
+        try afterAssignment(of: entry) { reader throws(JSONParseError) in
+            guard try reader.nextToken() == .arrayStart else {
+                throw JSONParseError(reason: "expected a JSON array after the '='", line: 1, column: 1, excerpt: "")
+            }
+            while let token = try reader.nextToken(), token != .arrayEnd {
+                body(try reader.readValue(startingWith: token))
+            }
+            // A trailing `;` or newline after the array is not read: the data ends with the array.
+        }
+    }
+
+    /// The whole JSON value after the first `=` (the manifest's object).
+    static func value(of entry: Entry) throws(AggregateError) -> JSONValue {
+        var value = JSONValue.null
+        try afterAssignment(of: entry) { reader throws(JSONParseError) in value = try reader.readValue() }
+        return value
+    }
+
+    /// Opens `entry`, skips everything through the first `=`, and hands `read` a stream of what follows.
+    private static func afterAssignment(
+        of entry: Entry, _ read: (JSONEventReader) throws(JSONParseError) -> Void
+    ) throws(AggregateError) {
         let handle = try entry.open()
         defer { try? handle.close() }
         // The assignment is short; the JSON starts right after its `=`.
@@ -189,14 +231,9 @@ public enum TwitterArchive {
         }
         let reader = JSONEventReader(handle: handle, prefix: head[(equals + 1)...])
         do throws(JSONParseError) {
-            guard try reader.nextToken() == .arrayStart else {
-                throw JSONParseError(reason: "expected a JSON array after the '='", line: 1, column: equals + 2, excerpt: "")
-            }
-            while let token = try reader.nextToken(), token != .arrayEnd {
-                body(try reader.readValue(startingWith: token))
-            }
-            // A trailing `;` or newline after the array is not read: the data ends with the array.
+            try read(reader)
         } catch {
+            // Lines and columns count from the start of the file, not from the '='.
             var shifted = error
             if shifted.line == 1 { shifted.column += equals + 1 }
             throw JSONInput.failure(shifted, name: entry.path)

@@ -61,6 +61,12 @@ enum TwitterArchiveCommand {
             }
             let archive = try ArchiveSource.open(path)
             var layout = TwitterArchive.layout(of: archive.paths)
+            // The manifest's list of parts is the authority when it names files that are there.
+            if archive.singleFile == nil, let manifest = layout.manifest,
+                let listed = try TwitterArchive.manifestTweetFiles(in: archive.entry(manifest), paths: archive.paths)
+            {
+                layout.tweets = listed
+            }
             // A data file named on the command line is read whatever its name.
             if let file = archive.singleFile { layout.tweets = [file] }
             guard !layout.tweets.isEmpty else {

@@ -45,6 +45,22 @@ private func ndjson(_ arguments: [String]) throws -> [[String: Any]] {
         #expect(try ndjson([archives.appendingPathComponent("2024_parts/data").path]).count == 5)
     }
 
+    @Test func theManifestListsThePartsWhenItNamesFilesThatAreThere() throws {
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("archive-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        try FileManager.default.copyItem(at: archives.appendingPathComponent("2024_parts"), to: scratch)
+        let manifest = scratch.appendingPathComponent("data/manifest.js")
+        let original = try String(contentsOf: manifest, encoding: .utf8)
+        // Listing only part 1: only its tweets are read.
+        let onlyPart1 = original.replacingOccurrences(of: #""fileName" : "data/tweets.js","#, with: #""fileName" : "data/tweets-part1.js","#)
+        #expect(onlyPart1 != original)
+        try onlyPart1.write(to: manifest, atomically: true, encoding: .utf8)
+        #expect(try ndjson([scratch.path]).map { $0["id"] as? String } == ["1626900000000000004", "9811245", "1626900000000000004", "9811245"])
+        // A manifest naming a file that is not there is not trusted: the files on disk are read.
+        try original.replacingOccurrences(of: "data/tweets-part1.js", with: "data/tweets-part9.js").write(to: manifest, atomically: true, encoding: .utf8)
+        #expect(try ndjson([scratch.path]).count == 5)
+    }
+
     @Test func filtersAndTheLimitWorkAsForTheTimeline() throws {
         let path = archives.appendingPathComponent("2024_parts").path
         #expect(try ndjson([path, "--exclude", "replies,retweets"]).map { $0["id"] as? String } == ["1767400000000000009", "1712800000000000003", "9811245"])
