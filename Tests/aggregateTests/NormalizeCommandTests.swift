@@ -1,3 +1,4 @@
+import AggregateCore
 import AggregateTestSupport
 import Foundation
 import Testing
@@ -68,5 +69,25 @@ private let tmdbPage = TestPaths.testTarget("AggregateProvidersTests").appending
         #expect(output.status == status)
         #expect(output.stderr.hasPrefix(stderr), "\(output.stderr)")
         #expect(output.stdout.isEmpty)
+    }
+}
+
+/// A live run with `--verbose` says when a response had lone surrogates, which were read as U+FFFD.
+@Suite struct RepairReportTests {
+    @Test func verboseRunsReportLoneSurrogatesInResponses() async throws {
+        var harness = CLIHarness(environment: ["X_BEARER_TOKEN": "test-token"])
+        harness.makeTransport = {
+            FakeTransport { request in
+                let older = request.url.query?.contains("max_id") == true
+                let body = older ? "[]" : #"[{"id_str": "17", "full_text": "cut here \ud83c", "created_at": "Wed Nov 26 16:05:00 +0000 2025", "user": {"id_str": "9", "screen_name": "swiftbytes", "name": "Swift Bytes"}}]"#
+                return HTTPResponse(status: 200, body: Data(body.utf8), url: request.url)
+            }
+        }
+        let output = await harness.run(["twitter", "swiftbytes", "--api", "v1.1", "--base-url", "https://api.example.org", "--verbose", "--format", "ndjson"])
+        #expect(output.code == .success)
+        #expect(output.stdout.contains("cut here \u{FFFD}"))
+        #expect(output.stderr.contains("twitter: 1 lone UTF-16 surrogate escape (e.g. \\ud800, from text cut inside a surrogate pair) read as U+FFFD"))
+        let quiet = await harness.run(["twitter", "swiftbytes", "--api", "v1.1", "--base-url", "https://api.example.org", "--format", "ndjson"])
+        #expect(!quiet.stderr.contains("surrogate"))
     }
 }
