@@ -132,9 +132,11 @@ struct OutlineNode {
     /// The skeleton of `value`; `expand` lists its children, which are at `level`.
     init(_ value: JSONValue, expand: Bool, level: Int, options: JSONOutline.Options) {
         guard expand, value.childCount > 0 else {
-            self = value.childCount > 0 || value.array != nil || value.object != nil
-                ? .container(isArray: value.array != nil, count: value.childCount, children: [])
-                : .scalar(JSONOutline.summary(value))
+            switch value {
+            case .array(let elements): self = .container(isArray: true, count: elements.count, children: [])
+            case .object(let object): self = .container(isArray: false, count: object.count, children: [])
+            default: self = .scalar(JSONOutline.summary(value))
+            }
             return
         }
         let list = ChildList(value)
