@@ -24,9 +24,10 @@ public enum JSONToken: Sendable, Equatable {
 /// Reads one JSON document as a stream of events, holding only a window of the input: memory is bounded by the
 /// nesting depth and the longest single token, not by the document's size.
 ///
-/// It accepts and refuses exactly what ``JSONParser`` does, with the same reasons, lines and columns (both use the
-/// same scanner). A UTF-8 byte order mark is skipped; every byte is checked to be UTF-8 as it arrives, and the first
-/// bad one fails with the reason `not valid UTF-8: byte 0xNN`.
+/// It accepts and refuses the same documents as ``JSONParser``, with the same reasons, lines and columns (both use
+/// the same scanner), except for bytes that are not UTF-8: every byte is checked as it arrives, and the first bad one
+/// fails with the reason `not valid UTF-8: byte 0xNN` (the tree parser names the string that holds it). A UTF-8 byte
+/// order mark is skipped; UTF-16 and UTF-32 are recognised from the first bytes.
 ///
 /// ```swift
 /// let reader = JSONEventReader(handle: .standardInput)
