@@ -14,7 +14,8 @@ var targets: [Target] = [
     ),
     .executableTarget(
         name: "aggregate",
-        dependencies: ["AggregateCore", "AggregateSandbox", "AggregateProviders"]
+        // TwitterProvider directly too: `aggregate twitter archive` reads exports with its TwitterArchive.
+        dependencies: ["AggregateCore", "AggregateSandbox", "AggregateProviders", "TwitterProvider"]
     ),
     .target(
         name: "AggregateTestSupport",
