@@ -20,7 +20,8 @@ var targets: [Target] = [
     .target(name: "AggregateProviders", dependencies: ["AggregateCore"] + providerTargets),
     .executableTarget(
         name: "aggregate",
-        dependencies: ["AggregateCore", "AggregateSandbox", "AggregateProviders"]
+        // TwitterProvider directly too: `aggregate twitter archive` reads exports with its TwitterArchive.
+        dependencies: ["AggregateCore", "AggregateSandbox", "AggregateProviders", "TwitterProvider"]
     ),
     .target(
         name: "AggregateTestSupport",

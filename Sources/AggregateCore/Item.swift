@@ -154,6 +154,8 @@ public enum ISO8601 {
 
     /// `date` as e.g. `2002-10-08T17:22:14Z`.
     public static func string(from date: Date) -> String {
+        let year = Int(date.timeIntervalSince1970 / 31_556_952) + 1970
+        if (1000...9999).contains(year) { return FastDates.iso8601String(date) }
         let seconds = Int64((date.timeIntervalSince1970).rounded(.down))
         return output.withLock { $0.string(from: Date(timeIntervalSince1970: TimeInterval(seconds))) }
     }
@@ -174,6 +176,7 @@ public enum ISO8601 {
     public static func date(from text: String) -> Date? {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
         guard !trimmed.isEmpty else { return nil }
+        if let date = FastDates.iso8601(trimmed) { return date }
         if let date = internetDateTimeWithFraction.withLock({ $0.date(from: trimmed) }) { return date }
         if let date = internetDateTime.withLock({ $0.date(from: trimmed) }) { return date }
         if trimmed.count == 10 { return plainDate.withLock { $0.date(from: trimmed) } }

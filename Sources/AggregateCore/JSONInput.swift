@@ -12,14 +12,7 @@ public enum JSONInput {
 
     /// Reads the file at `path`, refusing it from its size alone when it is over `maxBytes`.
     public static func readFile(atPath path: String, maxBytes: Int) throws(AggregateError) -> Data {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-            throw AggregateError(.notFound, "\(path): no such file")
-        }
-        guard !isDirectory.boolValue else { throw AggregateError(.notFound, "\(path): is a directory, not a JSON file") }
-        guard let handle = FileHandle(forReadingAtPath: path) else {
-            throw AggregateError(.notFound, "\(path): cannot be opened (check its permissions)")
-        }
+        let handle = try open(path)
         defer { try? handle.close() }
         // A regular file's size is known before reading; pipes and devices report 0 and are read in chunks.
         if let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber, size.int64Value > Int64(maxBytes) {
@@ -51,35 +44,73 @@ public enum JSONInput {
         do {
             return try JSONParser(maxDepth: maxDepth).parse(data)
         } catch {
-            var reason = error.reason
-            if reason.hasPrefix("nesting deeper") { reason += " (the most this tool reads)" }
-            let excerpt = printable(error.excerpt).trimmingCharacters(in: .whitespaces)
-            let position = "line \(error.line), column \(error.column)"
-            throw AggregateError(
-                .invalidInput,
-                reason == "empty input"
-                    ? "\(name): the input is empty; expected a JSON document"
-                    : "\(name): invalid JSON: \(reason) at \(position)\(excerpt.isEmpty ? "" : ": \(excerpt)")")
+            throw failure(error, name: name)
         }
+    }
+
+    /// Files larger than this are read as a stream by the views that can be streamed (8 MiB).
+    public static let streamingThreshold = 8 << 20
+
+    /// The size of the regular file at `path`, or `nil` (missing, a pipe, a device).
+    public static func fileSize(atPath path: String) -> Int? {
+        guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
+            attributes[.type] as? FileAttributeType == .typeRegular,
+            let size = attributes[.size] as? NSNumber
+        else { return nil }
+        return Int(truncatingIfNeeded: size.int64Value)
+    }
+
+    /// Opens the file at `path` as a stream of JSON events, with no size cap (memory stays bounded).
+    public static func openStream(atPath path: String, maxDepth: Int = 512) throws(AggregateError) -> JSONEventReader {
+        JSONEventReader(handle: try open(path), maxDepth: maxDepth)
+    }
+
+    /// Opens a JSON file for reading, with one error for each way it cannot be.
+    private static func open(_ path: String) throws(AggregateError) -> FileHandle {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            throw AggregateError(.notFound, "\(path): no such file")
+        }
+        guard !isDirectory.boolValue else { throw AggregateError(.notFound, "\(path): is a directory, not a JSON file") }
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            throw AggregateError(.notFound, "\(path): cannot be opened (check its permissions)")
+        }
+        return handle
+    }
+
+    /// The one error for a document from `name` that a parser or stream refused: exit 65 with line, column and an
+    /// excerpt, or what to do about an encoding that is not UTF-8.
+    public static func failure(_ error: JSONParseError, name: String) -> AggregateError {
+        if error.line == 0 { return AggregateError(.notFound, "\(name): \(error.reason)") }
+        if error.reason.hasPrefix("the input looks like") { return wideEncoding(error.reason, name: name) }
+        if error.reason.hasPrefix("not valid UTF-8") {
+            return notUTF8(name: name, byte: String(error.reason.suffix(4)), line: error.line, column: error.column)
+        }
+        var reason = error.reason
+        if reason.hasPrefix("nesting deeper") { reason += " (the most this tool reads)" }
+        let excerpt = printable(error.excerpt).trimmingCharacters(in: .whitespaces)
+        let position = "line \(error.line), column \(error.column)"
+        return AggregateError(
+            .invalidInput,
+            reason == "empty input"
+                ? "\(name): the input is empty; expected a JSON document"
+                : "\(name): invalid JSON: \(reason) at \(position)\(excerpt.isEmpty ? "" : ": \(excerpt)")")
+    }
+
+    private static func wideEncoding(_ reason: String, name: String) -> AggregateError {
+        AggregateError(.invalidInput, "\(name): \(reason); JSON must be UTF-8 (convert it, e.g. with iconv -t UTF-8)")
+    }
+
+    private static func notUTF8(name: String, byte: String, line: Int, column: Int) -> AggregateError {
+        AggregateError(
+            .invalidInput,
+            "\(name): not valid UTF-8: byte \(byte) at line \(line), column \(column); JSON must be UTF-8 (a Latin-1 file converts with iconv -f latin1 -t UTF-8)")
     }
 
     /// Refuses input that is not UTF-8: UTF-16/32 (by their byte order marks or zero bytes) and invalid sequences,
     /// naming the line and column of the first bad byte.
     static func checkEncoding(_ data: Data, name: String) throws(AggregateError) {
-        let head = [UInt8](data.prefix(4))
-        let wide: String?
-        if head.starts(with: [0x00, 0x00, 0xFE, 0xFF]) || head.starts(with: [0xFF, 0xFE, 0x00, 0x00]) {
-            wide = "UTF-32"
-        } else if head.starts(with: [0xFE, 0xFF]) || head.starts(with: [0xFF, 0xFE]) {
-            wide = "UTF-16"
-        } else if head.count >= 2, head[0] == 0 || head[1] == 0 {
-            wide = "UTF-16 or UTF-32"
-        } else {
-            wide = nil
-        }
-        if let wide {
-            throw AggregateError(.invalidInput, "\(name): the input looks like \(wide); JSON must be UTF-8 (convert it, e.g. with iconv -t UTF-8)")
-        }
+        if let reason = JSONScan.wideEncoding(head: [UInt8](data.prefix(4))) { throw wideEncoding(reason, name: name) }
         guard let offset = firstInvalidUTF8(data) else { return }
         var line = 1
         var lineStart = 0
@@ -90,43 +121,12 @@ public enum JSONInput {
                 lineStart = index + 1
             }
         }
-        let byte = String(format: "0x%02X", bytes[offset])
-        throw AggregateError(
-            .invalidInput,
-            "\(name): not valid UTF-8: byte \(byte) at line \(line), column \(offset - lineStart + 1); JSON must be UTF-8 (a Latin-1 file converts with iconv -f latin1 -t UTF-8)")
+        throw notUTF8(name: name, byte: String(format: "0x%02X", bytes[offset]), line: line, column: offset - lineStart + 1)
     }
 
     /// The offset of the first byte that does not belong to a valid UTF-8 sequence, or `nil`.
     static func firstInvalidUTF8(_ data: Data) -> Int? {
-        data.withUnsafeBytes { (buffer: UnsafeRawBufferPointer) -> Int? in
-            var index = 0
-            let count = buffer.count
-            while index < count {
-                let lead = buffer[index]
-                if lead < 0x80 {
-                    index += 1
-                    continue
-                }
-                let length: Int
-                let minimum: UInt32
-                switch lead {
-                case 0xC2...0xDF: length = 2; minimum = 0x80
-                case 0xE0...0xEF: length = 3; minimum = 0x800
-                case 0xF0...0xF4: length = 4; minimum = 0x10000
-                default: return index
-                }
-                guard index + length <= count else { return index }
-                var scalar = UInt32(lead) & (0xFF >> (length + 1))
-                for offset in 1..<length {
-                    let next = buffer[index + offset]
-                    guard next & 0xC0 == 0x80 else { return index }
-                    scalar = scalar << 6 | UInt32(next & 0x3F)
-                }
-                if scalar < minimum || scalar > 0x10FFFF || (0xD800...0xDFFF).contains(scalar) { return index }
-                index += length
-            }
-            return nil
-        }
+        data.withUnsafeBytes { JSONScan.checkUTF8($0, from: 0, final: true).invalid }
     }
 
     /// `text` with control characters shown as `�`, so an excerpt cannot move the cursor or change colours.

@@ -26,27 +26,30 @@ public enum JSONOutline {
     /// The outline of `value`: its keys or elements (and theirs, down to `options.depth`), one per line.
     /// A scalar or an empty container is one line showing the value itself (`"text"`, `array[0]`).
     public static func lines(_ value: JSONValue, options: Options = Options()) -> [String] {
-        guard value.childCount > 0 else { return [fit(summary(value), options.width)] }
+        lines(OutlineNode(value, expand: true, level: 0, options: options), options: options)
+    }
+
+    /// The lines of a skeleton (from a value or a stream): the one place the outline is laid out.
+    static func lines(_ root: OutlineNode, options: Options) -> [String] {
+        guard root.count > 0 else { return [fit(root.summary, options.width)] }
         var output: [String] = []
-        // Each frame is one container being listed: its children, the next one to list, and its level.
-        var stack: [(children: ChildList, next: Int, level: Int)] = [(ChildList(value), 0, 0)]
-        while !stack.isEmpty {
-            let top = stack.count - 1
-            let (children, next, level) = stack[top]
+        // Each frame is one container being listed: its skeleton, the next child to list, and its level.
+        var stack: [(node: OutlineNode, next: Int, level: Int)] = [(root, 0, 0)]
+        while let (node, next, level) = stack.last {
             let indent = String(repeating: "  ", count: level)
-            if next >= children.count || next >= options.maxChildren {
-                if next < children.count {
-                    let rest = children.count - next
-                    output.append(fit("\(indent)… \(rest) more \(children.isArray ? "element" : "key")\(rest == 1 ? "" : "s")", options.width))
+            if next >= node.children.count {
+                if next < node.count {
+                    let rest = node.count - next
+                    output.append(fit("\(indent)… \(rest) more \(node.isArray ? "element" : "key")\(rest == 1 ? "" : "s")", options.width))
                 }
                 stack.removeLast()
                 continue
             }
-            stack[top].next += 1
-            let (label, child) = children[next]
-            output.append(fit(line(label: label, value: child, indent: indent), options.width))
-            if child.childCount > 0, level + 1 < options.depth {
-                stack.append((ChildList(child), 0, level + 1))
+            stack[stack.count - 1].next += 1
+            let (label, child) = node.children[next]
+            output.append(fit("\(indent)\(label)\(child.isContainer ? ":" : " =") \(child.summary)", options.width))
+            if !child.children.isEmpty {
+                stack.append((child, 0, level + 1))
             }
         }
         return output

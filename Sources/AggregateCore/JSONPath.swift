@@ -170,14 +170,19 @@ extension JSONPath {
 
     /// `keys there: a, b, c` (the first 20), or `it has no keys`.
     private static func keyList(_ object: JSONObject) -> String {
-        guard !object.isEmpty else { return "it has no keys" }
-        let shown = object.keys.prefix(20).map { isBareKey($0) ? $0 : JSONWriter.quoted($0) }
-        let more = object.count > 20 ? " and \(object.count - 20) more" : ""
+        keyList(firstKeys: object.keys.prefix(20), count: object.count)
+    }
+
+    /// ``keyList(_:)`` from the first keys and the count, for a reader that streams past the object.
+    static func keyList(firstKeys: some Collection<String>, count: Int) -> String {
+        guard count > 0 else { return "it has no keys" }
+        let shown = firstKeys.prefix(20).map { isBareKey($0) ? $0 : JSONWriter.quoted($0) }
+        let more = count > 20 ? " and \(count - 20) more" : ""
         return "keys there: \(shown.joined(separator: ", "))\(more)"
     }
 
     /// `it has 3 elements: indices 0...2 (or -3...-1)`, or `it is empty`.
-    private static func indexRange(_ count: Int) -> String {
+    static func indexRange(_ count: Int) -> String {
         guard count > 0 else { return "it is empty" }
         return "it has \(count) element\(count == 1 ? "" : "s"): indices 0...\(count - 1) (or -\(count)...-1)"
     }

@@ -46,7 +46,10 @@ extension JSONValue {
 
     /// The string when this is a non-empty string that is not only whitespace.
     public var nonEmptyString: String? {
-        guard let value = string, !value.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else { return nil }
+        guard let value = string else { return nil }
+        // A printable ASCII first character settles it without trimming (which goes through NSString).
+        if let first = value.utf8.first, first > 0x20, first < 0x7F { return value }
+        guard !value.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else { return nil }
         return value
     }
 
@@ -79,8 +82,11 @@ extension JSONValue {
     /// The value as an exact `Decimal` when it is a number or a numeric string such as `"600.00"`.
     public var decimal: Decimal? {
         switch self {
-        case .number(let text): return Decimal(string: text, locale: Locale(identifier: "en_US_POSIX"))
+        case .number(let text):
+            if text.utf8.count < 16, let integer = Int(text) { return Decimal(integer) }  // counts and ids: no parsing
+            return Decimal(string: text, locale: Locale(identifier: "en_US_POSIX"))
         case .string(let text):
+            if text.utf8.count < 16, let integer = Int(text) { return Decimal(integer) }
             let trimmed = text.trimmingCharacters(in: .whitespaces)
             guard !trimmed.isEmpty, trimmed.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == "." || $0 == "-" || $0 == "+") })
             else { return nil }
@@ -146,11 +152,37 @@ public struct JSONObject: Sendable, Equatable {
     /// The members in document order. When a key repeats, lookups see the last one, as most parsers do.
     public private(set) var members: [Member]
 
+    /// Where each key's last member is, once the object is large enough for a linear scan to cost more than
+    /// hashing (`nil` for small objects). It is derived from `members`, so equality ignores it.
+    private var index: [String: Int]?
+
+    /// Objects with at least this many members get an ``index``.
+    private static let indexThreshold = 24
+
     /// Creates an object from members in order.
-    public init(_ members: [Member] = []) { self.members = members }
+    public init(_ members: [Member] = []) {
+        self.members = members
+        self.index = Self.makeIndex(members)
+    }
 
     /// Creates an object from key-value pairs in order.
-    public init(pairs: KeyValuePairs<String, JSONValue>) { self.members = pairs.map { Member($0.key, $0.value) } }
+    public init(pairs: KeyValuePairs<String, JSONValue>) { self.init(pairs.map { Member($0.key, $0.value) }) }
+
+    private static func makeIndex(_ members: [Member]) -> [String: Int]? {
+        guard members.count >= indexThreshold else { return nil }
+        var index: [String: Int] = [:]
+        index.reserveCapacity(members.count)
+        for (position, member) in members.enumerated() { index[member.key] = position }
+        return index
+    }
+
+    /// The position of the last member named `key`.
+    private func position(of key: String) -> Int? {
+        if let index { return index[key] }
+        return members.lastIndex(where: { $0.key == key })
+    }
+
+    public static func == (lhs: JSONObject, rhs: JSONObject) -> Bool { lhs.members == rhs.members }
 
     /// The keys in document order.
     public var keys: [String] { members.map(\.key) }
@@ -163,16 +195,22 @@ public struct JSONObject: Sendable, Equatable {
 
     /// The value for `key`; setting `nil` removes the member, setting a value replaces it in place or appends it.
     public subscript(key: String) -> JSONValue? {
-        get { members.last(where: { $0.key == key })?.value }
+        get { position(of: key).map { members[$0].value } }
         set {
             if let newValue {
-                if let index = members.lastIndex(where: { $0.key == key }) {
-                    members[index].value = newValue
+                if let position = position(of: key) {
+                    members[position].value = newValue
                 } else {
                     members.append(Member(key, newValue))
+                    if index != nil {
+                        index?[key] = members.count - 1
+                    } else if members.count >= Self.indexThreshold {
+                        index = Self.makeIndex(members)
+                    }
                 }
             } else {
                 members.removeAll { $0.key == key }
+                index = Self.makeIndex(members)
             }
         }
     }

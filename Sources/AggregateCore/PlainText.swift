@@ -57,8 +57,39 @@ public enum PlainText {
     /// trimmed; `nil` when empty.
     public static func collapseWhitespace(_ text: String?) -> String? {
         guard let text else { return nil }
+        if isCollapsed(text) { return text }
         let words = text.split(whereSeparator: { $0.isWhitespace || $0 == "\u{00A0}" })
         return words.isEmpty ? nil : words.joined(separator: " ")
+    }
+
+    /// Whether `text` is already what ``collapseWhitespace(_:)`` makes of it: not empty, single spaces between
+    /// words, no other whitespace. Checked on the bytes, so the usual case costs no splitting.
+    private static func isCollapsed(_ text: String) -> Bool {
+        var text = text
+        return text.withUTF8 { bytes in
+            guard let first = bytes.first, let last = bytes.last, first != 0x20, last != 0x20 else { return false }
+            var previous: UInt8 = 0
+            for index in bytes.indices {
+                let byte = bytes[index]
+                if byte < 0x20 || (byte == 0x20 && previous == 0x20) { return false }
+                // Whitespace above ASCII: U+0085, U+00A0 (C2 85, C2 A0), U+1680 (E1 9A 80), U+2000–U+200A, U+2028,
+                // U+2029, U+202F (E2 80 80–8A, A8, A9, AF), U+205F (E2 81 9F) and U+3000 (E3 80 80).
+                if byte >= 0xC2, byte <= 0xE3, index + 1 < bytes.count {
+                    let second = bytes[index + 1]
+                    let third = index + 2 < bytes.count ? bytes[index + 2] : 0
+                    switch byte {
+                    case 0xC2 where second == 0x85 || second == 0xA0: return false
+                    case 0xE1 where second == 0x9A && third == 0x80: return false
+                    case 0xE2 where second == 0x80 && ((0x80...0x8A).contains(third) || [0xA8, 0xA9, 0xAF].contains(third)): return false
+                    case 0xE2 where second == 0x81 && third == 0x9F: return false
+                    case 0xE3 where second == 0x80 && third == 0x80: return false
+                    default: break
+                    }
+                }
+                previous = byte
+            }
+            return true
+        }
     }
 
     private static let namedEntities: [String: String] = [
@@ -71,7 +102,7 @@ public enum PlainText {
 
     /// `text` with HTML character references (`&amp;`, `&#39;`, `&#x1F600;`) decoded; unknown ones are kept.
     public static func decodeEntities(_ text: String) -> String {
-        guard text.contains("&") else { return text }
+        guard text.utf8.contains(UInt8(ascii: "&")) else { return text }  // bytes: String.contains(String) goes through NSString
         var output = ""
         output.reserveCapacity(text.count)
         var index = text.startIndex

@@ -11,9 +11,13 @@ struct App: Sendable {
         [
             InfoCommands.providersCommand, InfoCommands.describeCommand, CompareCommand.command, BrowseCommand.command,
             SandboxCommand.command, ConfigCommand.command, AuthCommand.command, CompletionsCommand.command,
+            NormalizeCommand.command,
             HelpText.Command(name: "help", summary: "Show help for a command or provider.", usage: "aggregate help [<command>|<provider>]"),
         ]
     }
+
+    /// Commands that live under a provider's name beside its operations, e.g. `aggregate twitter archive`.
+    static let providerCommands: [String: [HelpText.Command]] = ["twitter": [TwitterArchiveCommand.command]]
 
     func run(_ arguments: [String]) async -> ExitCode {
         let console = context.console
@@ -47,6 +51,10 @@ struct App: Sendable {
             return await AuthCommand.run(rest, context: context)
         case "completions":
             return CompletionsCommand.run(rest, context: context)
+        case "normalize":
+            return await NormalizeCommand.run(rest, context: context)
+        case "twitter" where rest.first == "archive":
+            return await TwitterArchiveCommand.run(Array(rest.dropFirst()), context: context)
         default:
             if first.hasPrefix("-") {
                 return Diagnostics.report(AggregateError(.usage, "unknown option '\(first)'"), console: console)

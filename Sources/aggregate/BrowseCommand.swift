@@ -9,7 +9,7 @@ enum BrowseCommand {
         OptionSpec("items", valueName: "N", help: "The most keys or elements the outline lists per object or array; the rest are counted in a '… N more' line (default: 50)."),
         OptionSpec("paths", arity: .flag, help: "Print every leaf as 'path = value', one per line, complete and uncut (like gron), for grep."),
         OptionSpec("interactive", short: "i", arity: .flag, help: "Explore the document full-screen (standard output must be a terminal)."),
-        OptionSpec("max-size", valueName: "SIZE", help: "The largest input read, in bytes or with K, M or G (binary units: 1M = 1 MiB); a larger file is refused before it is read, a larger stream or response as soon as it passes the size (default: 64M)."),
+        OptionSpec("max-size", valueName: "SIZE", help: "The largest input read whole (the explorer, URLs, outlines of standard input and of files up to 8 MiB), in bytes or with K, M or G (binary units: 1M = 1 MiB); a larger file is refused before it is read, a larger stream or response as soon as it passes the size (default: 64M). --paths, --path and outlines of larger files are streamed in bounded memory and have no cap."),
         OptionSpec("timeout", valueName: "SECONDS", help: "For a URL: the most time the request may take (default: 15)."),
         OptionSpec("help", short: "h", arity: .flag, help: "Show help information."),
     ]
@@ -81,6 +81,10 @@ enum BrowseCommand {
                 guard keyboard != nil else {
                     throw AggregateError(.usage, "--interactive needs a terminal to read keys from, and neither standard input nor /dev/tty is one")
                 }
+            }
+            if streams(invocation) {
+                try runStreaming(invocation, console: console)
+                return .success
             }
             let document = try await load(invocation, context: context)
             let node: JSONValue

@@ -84,11 +84,18 @@ struct CompletionModel: Sendable {
                 }
                 return Operation(name: operation.name, summary: operation.summary, options: parameters + common)
             }
-            entries.append(Entry(name: descriptor.name, summary: descriptor.summary, operations: operations))
+            // Commands the CLI adds under a provider's name (`twitter archive`) complete like its operations.
+            let extra = (App.providerCommands[descriptor.name] ?? []).map { command in
+                Operation(
+                    name: String(command.name.split(separator: " ").last ?? ""), summary: command.summary,
+                    options: command.options.map { option($0, command: command.name) })
+            }
+            entries.append(Entry(name: descriptor.name, summary: descriptor.summary, operations: operations + extra))
         }
         for command in commands {
             var entry = Entry(name: command.name, summary: command.summary, options: command.options.map { option($0, command: command.name) })
             switch command.name {
+            case "normalize": entry.words = registry.names
             case "describe", "help": entry.words = registry.names + (command.name == "help" ? commands.map(\.name) : [])
             case "auth": entry.words = ["status"] + registry.names
             case "config": entry.words = ["path", "show", "set", "unset"]

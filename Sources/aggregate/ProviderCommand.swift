@@ -231,11 +231,19 @@ enum ProviderCommand {
         if !invocation.common.quiet, let warning = FieldWarnings.absentMetrics(in: result) {
             context.console.err("warning: \(invocation.name): \(warning)\n")
         }
+        if invocation.common.verbose { reportRepairs(result, context: context) }
         render(result, invocation: invocation, context: context)
         if let error = result.error {
             Diagnostics.report(error, console: context.console, registry: context.registry)
         }
         return ExitCode(for: [result])
+    }
+
+    /// Says on stderr what reading the responses had to repair (lone UTF-16 surrogates read as U+FFFD).
+    static func reportRepairs(_ result: ProviderResult, context: Context) {
+        var notes = JSONParseNotes()
+        for body in result.rawBodies { _ = try? JSONParser().parse(body, notes: &notes) }
+        if let summary = notes.summary { context.console.err("\(result.provider): \(summary)\n") }
     }
 
     /// The usage line of the operation the arguments name (the default operation when they name none).

@@ -3,6 +3,12 @@ import AggregateProviders
 import AggregateSandbox
 import Foundation
 
+// `--version` answers before anything is built: no registry, descriptors, environment or terminal.
+if CommandLine.arguments.count == 2, CommandLine.arguments[1] == "--version" {
+    FileHandle.standardOutput.write(Data("\(AggregateVersion.current)\n".utf8))
+    exit(0)
+}
+
 // Broken pipes (e.g. `aggregate ... | head`) should end the process quietly, not kill it with a signal trace.
 signal(SIGPIPE, SIG_IGN)
 

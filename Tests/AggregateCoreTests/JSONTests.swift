@@ -32,7 +32,8 @@ import Testing
         ("[01]", "invalid number (leading zero)", 1, 3),
         ("\"abc", "unterminated string", 1, 5),
         ("[1] x", "unexpected text after the JSON value", 1, 5),
-        ("[\"\\ud800\"]", "unpaired surrogate in \\u escape", 1, 9),
+        ("\"\\u12", "incomplete \\u escape", 1, 4),
+        ("[\"\\q\"]", "invalid escape \\'q'", 1, 4),
         ("nul", "invalid literal, expected null", 1, 1),
     ])
     func reportsTheFirstErrorWithLineAndColumn(input: String, reason: String, line: Int, column: Int) {

@@ -124,7 +124,7 @@ struct ScratchDirectory {
         #expect(try Binary.run(["browse", "-", "--paths"], stdin: objects).status == 65)
     }
 
-    @Test func aTwoHundredMegabyteFileIsRefusedFromItsSize() throws {
+    @Test func aFileOverTheStreamingThresholdIsStreamedWithoutTheSizeCap() throws {
         let scratch = try ScratchDirectory()
         defer { scratch.remove() }
         let path = scratch.url.appendingPathComponent("big.json").path
@@ -132,9 +132,17 @@ struct ScratchDirectory {
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
         try handle.truncate(atOffset: 200 << 20)  // sparse: takes no disk space
         try handle.close()
+        // Streamed, so the cap does not refuse it; the zero bytes are refused as soon as they are read.
         let output = try Binary.run(["browse", path])
-        #expect(output.status == 1)
-        #expect(output.stderr == "Error: browse: \(path) is 200 MiB, which is larger than the 64 MiB size cap; raise it with --max-size, or cut the input down first\n")
+        #expect(output.status == 65)
+        #expect(output.stderr == "Error: browse: \(path): the input looks like UTF-16 or UTF-32; JSON must be UTF-8 (convert it, e.g. with iconv -t UTF-8)\n")
+        let element = #"{"id": 1, "title": "Fight Club", "tags": ["a", "b"]},"#
+        let count = (9 << 20) / element.utf8.count + 1
+        let valid = try scratch.file("valid.json", Array(("{\"results\": [" + String(repeating: element, count: count) + "{}]}").utf8))
+        let outline = try Binary.run(["browse", valid, "--max-size", "1M"])
+        #expect(outline.status == 0)
+        #expect(outline.stdout.hasPrefix("results: array[\(count + 1)]\n  [0]: object{3}\n"))
+        #expect(outline.stdout.hasSuffix("  … \(count + 1 - 50) more elements\n"))
         let small = try Binary.run(["browse", meetup, "--max-size", "1K"])
         #expect(small.stderr.hasPrefix("Error: browse: \(meetup) is 1.5 KiB, which is larger than the 1.0 KiB size cap"))
     }

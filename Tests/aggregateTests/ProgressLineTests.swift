@@ -112,4 +112,28 @@ import AggregateSandbox
         #expect(written.contains("Parasite"), "the log caught the output")
         #expect(!written.contains("fetching page"), "--quiet shows no progress")
     }
+
+    /// The archive reader feeds the same line: a tweet file that arrives slowly (through a pipe) shows which file is
+    /// being read and how many tweets so far, and the line is gone when the results are written.
+    @Test(.requires(.tmux, .python3)) func aSlowArchiveShowsWhichFileAndHowManyTweets() throws {
+        let fixture = TestPaths.testTarget("AggregateProvidersTests").appendingPathComponent("Fixtures/twitter_archive/2021_wrapped/data/tweet.js").path
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("aggregate-archive-progress-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let pipe = folder.appendingPathComponent("tweet.js").path
+        let output = folder.appendingPathComponent("out.json").path
+        let session = try TmuxSession(
+            command: """
+                mkfifo '\(pipe)'; (head -c 200 '\(fixture)'; sleep 1.6; tail -c +201 '\(fixture)') > '\(pipe)' & \
+                \(Binary.url.path) twitter archive '\(pipe)' --format json > '\(output)'
+                """,
+            width: 100, height: 20)
+        defer { session.close() }
+        try session.waitForScreen { $0.contains { $0.hasPrefix("twitter archive: reading file 1 of 1") && $0.hasSuffix(" s") } }
+        let result = try session.waitForExit()
+        #expect(result.status == "0")
+        #expect(!result.screen.contains { $0.hasPrefix("twitter archive:") }, "the line is cleared when reading ends")
+        let document = try JSONParser().parse(try Data(contentsOf: URL(fileURLWithPath: output)))
+        #expect(document["results"]?[0]?["items"]?.array?.isEmpty == false)
+    }
 }

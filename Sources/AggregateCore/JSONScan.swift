@@ -1,0 +1,308 @@
+import Foundation
+
+/// The byte-level scanning that the tree parser (``JSONParser``) and the streaming reader (``JSONEventReader``)
+/// share, so both accept and refuse exactly the same documents with the same reasons.
+///
+/// Every scan works on a window of bytes. `final` says whether the window's end is the end of the input: when it is
+/// not, a token that runs into the end answers ``Outcome/needMore`` and the caller refills and scans again.
+enum JSONScan {
+    /// How a scan ended.
+    enum Outcome: Equatable {
+        /// The token ends just before this offset.
+        case complete(Int)
+        /// The token runs past the window; scan again with more bytes.
+        case needMore
+        /// The token is invalid: the reason and the offset of the problem.
+        case failure(String, Int)
+    }
+
+    /// What a string scan saw, so decoding can take the fastest route.
+    struct StringShape {
+        /// A backslash escape occurs.
+        var escaped = false
+        /// A byte above 0x7F occurs.
+        var nonASCII = false
+    }
+
+    static let quote = UInt8(ascii: "\"")
+    static let backslash = UInt8(ascii: "\\")
+
+    // MARK: Strings
+
+    /// Scans a string whose opening quote is at `start`, checking escapes but not building the text.
+    static func string(_ bytes: UnsafeRawBufferPointer, from start: Int, final: Bool, shape: inout StringShape) -> Outcome {
+        let count = bytes.count
+        var index = start + 1
+        while true {
+            // The common case: a run of plain ASCII.
+            while index < count {
+                let byte = bytes[index]
+                if byte == quote || byte == backslash || byte < 0x20 || byte >= 0x80 { break }
+                index += 1
+            }
+            guard index < count else { return final ? .failure("unterminated string", count) : .needMore }
+            let byte = bytes[index]
+            if byte == quote { return .complete(index + 1) }
+            if byte >= 0x80 {
+                shape.nonASCII = true
+                index += 1
+                continue
+            }
+            if byte < 0x20 { return .failure("control character in a string (must be escaped)", index) }
+            shape.escaped = true
+            guard index + 1 < count else { return final ? .failure("unterminated string", count) : .needMore }
+            switch bytes[index + 1] {
+            case quote, backslash, UInt8(ascii: "/"), UInt8(ascii: "b"), UInt8(ascii: "f"), UInt8(ascii: "n"),
+                UInt8(ascii: "r"), UInt8(ascii: "t"):
+                index += 2
+            case UInt8(ascii: "u"):
+                guard index + 6 <= count else {
+                    return final ? .failure("incomplete \\u escape", index + 2) : .needMore
+                }
+                for offset in 2..<6 where hexValue(bytes[index + offset]) == nil {
+                    return .failure("invalid hex digit in \\u escape", index + offset)
+                }
+                index += 6
+            default:
+                return .failure("invalid escape \\\(describe(bytes[index + 1]))", index + 1)
+            }
+        }
+    }
+
+    /// The text of a string scanned by ``string(_:from:final:shape:)``: the bytes between its quotes, `start..<end`.
+    /// A lone UTF-16 surrogate escape becomes U+FFFD and is counted in `repairs`.
+    /// - Returns: `nil` when the bytes are not valid UTF-8.
+    static func decode(_ bytes: UnsafeRawBufferPointer, _ start: Int, _ end: Int, shape: StringShape, repairs: inout Int) -> String? {
+        let slice = UnsafeRawBufferPointer(rebasing: bytes[start..<end])
+        if !shape.escaped {
+            if !shape.nonASCII { return text(slice) }
+            return String(validating: typed(slice), as: UTF8.self)
+        }
+        var output: [UInt8] = []
+        output.reserveCapacity(end - start)
+        var index = start
+        while index < end {
+            let byte = bytes[index]
+            guard byte == backslash else {
+                output.append(byte)
+                index += 1
+                continue
+            }
+            let escape = bytes[index + 1]
+            index += 2
+            switch escape {
+            case UInt8(ascii: "b"): output.append(0x08)
+            case UInt8(ascii: "f"): output.append(0x0C)
+            case UInt8(ascii: "n"): output.append(0x0A)
+            case UInt8(ascii: "r"): output.append(0x0D)
+            case UInt8(ascii: "t"): output.append(0x09)
+            case UInt8(ascii: "u"):
+                var scalar = hex4(bytes, index)
+                index += 4
+                if (0xD800...0xDBFF).contains(scalar), index + 6 <= end, bytes[index] == backslash,
+                    bytes[index + 1] == UInt8(ascii: "u"), case let low = hex4(bytes, index + 2), (0xDC00...0xDFFF).contains(low)
+                {
+                    scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+                    index += 6
+                } else if (0xD800...0xDFFF).contains(scalar) {
+                    // Truncated data (X cut surrogate pairs in half) must not sink the whole document.
+                    scalar = 0xFFFD
+                    repairs += 1
+                }
+                appendUTF8(scalar, to: &output)
+            default: output.append(escape)  // `"`, `\` and `/` stand for themselves
+            }
+        }
+        if !shape.nonASCII { return String(decoding: output, as: UTF8.self) }
+        return String(validating: output, as: UTF8.self)
+    }
+
+    /// The bytes as `UInt8`s: the standard library's fast paths take typed buffers, not raw ones.
+    @inline(__always)
+    static func typed(_ bytes: UnsafeRawBufferPointer) -> UnsafeBufferPointer<UInt8> {
+        UnsafeBufferPointer(start: bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), count: bytes.count)
+    }
+
+    /// Text from bytes already known to be UTF-8 (ASCII, or checked).
+    @inline(__always)
+    static func text(_ bytes: UnsafeRawBufferPointer) -> String { String(decoding: typed(bytes), as: UTF8.self) }
+
+    private static func hex4(_ bytes: UnsafeRawBufferPointer, _ index: Int) -> UInt32 {
+        var value: UInt32 = 0
+        for offset in 0..<4 { value = value << 4 | UInt32(hexValue(bytes[index + offset]) ?? 0) }
+        return value
+    }
+
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): return byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): return byte - UInt8(ascii: "A") + 10
+        default: return nil
+        }
+    }
+
+    private static func appendUTF8(_ scalar: UInt32, to output: inout [UInt8]) {
+        switch scalar {
+        case ..<0x80: output.append(UInt8(scalar))
+        case ..<0x800:
+            output.append(UInt8(0xC0 | scalar >> 6))
+            output.append(UInt8(0x80 | scalar & 0x3F))
+        case ..<0x10000:
+            output.append(UInt8(0xE0 | scalar >> 12))
+            output.append(UInt8(0x80 | scalar >> 6 & 0x3F))
+            output.append(UInt8(0x80 | scalar & 0x3F))
+        default:
+            output.append(UInt8(0xF0 | scalar >> 18))
+            output.append(UInt8(0x80 | scalar >> 12 & 0x3F))
+            output.append(UInt8(0x80 | scalar >> 6 & 0x3F))
+            output.append(UInt8(0x80 | scalar & 0x3F))
+        }
+    }
+
+    // MARK: Numbers and literals
+
+    /// Scans a number starting at `start` (a `-` or a digit) by the JSON grammar.
+    static func number(_ bytes: UnsafeRawBufferPointer, from start: Int, final: Bool) -> Outcome {
+        let count = bytes.count
+        var index = start
+        // Past the window's end a number may go on, unless the window is the whole input.
+        func atEnd() -> Bool { index >= count }
+        func isDigit(_ at: Int) -> Bool { at < count && bytes[at] &- UInt8(ascii: "0") < 10 }
+        if bytes[index] == UInt8(ascii: "-") { index += 1 }
+        if atEnd() && !final { return .needMore }
+        guard isDigit(index) else { return .failure("invalid number", index) }
+        if bytes[index] == UInt8(ascii: "0") {
+            index += 1
+            if isDigit(index) { return .failure("invalid number (leading zero)", index) }
+        } else {
+            while isDigit(index) { index += 1 }
+        }
+        if atEnd() { return final ? .complete(index) : .needMore }
+        if bytes[index] == UInt8(ascii: ".") {
+            index += 1
+            if atEnd() && !final { return .needMore }
+            guard isDigit(index) else { return .failure("invalid number (digit expected after '.')", index) }
+            while isDigit(index) { index += 1 }
+            if atEnd() { return final ? .complete(index) : .needMore }
+        }
+        if bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
+            index += 1
+            if index < count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
+            if atEnd() && !final { return .needMore }
+            guard isDigit(index) else { return .failure("invalid number (digit expected in exponent)", index) }
+            while isDigit(index) { index += 1 }
+            if atEnd() && !final { return .needMore }
+        }
+        return .complete(index)
+    }
+
+    /// Scans `true`, `false` or `null` at `start`.
+    static func literal(_ bytes: UnsafeRawBufferPointer, from start: Int, _ literal: StaticString, final: Bool) -> Outcome {
+        let length = literal.utf8CodeUnitCount
+        let available = min(length, bytes.count - start)
+        let matches = literal.withUTF8Buffer { expected in
+            (0..<available).allSatisfy { bytes[start + $0] == expected[$0] }
+        }
+        if matches && available == length { return .complete(start + length) }
+        if matches && !final { return .needMore }
+        return .failure("invalid literal, expected \(literal)", start)
+    }
+
+    /// The offset of the first byte at or after `index` that is not JSON whitespace.
+    @inline(__always)
+    static func skipWhitespace(_ bytes: UnsafeRawBufferPointer, _ index: Int) -> Int {
+        var index = index
+        while index < bytes.count {
+            switch bytes[index] {
+            case 0x20, 0x0A, 0x0D, 0x09: index += 1
+            default: return index
+            }
+        }
+        return index
+    }
+
+    // MARK: Encoding
+
+    /// `the input looks like UTF-16` (or UTF-32) when the first bytes say so, by a byte order mark or zero bytes.
+    static func wideEncoding(head: [UInt8]) -> String? {
+        let wide: String
+        if head.starts(with: [0x00, 0x00, 0xFE, 0xFF]) || head.starts(with: [0xFF, 0xFE, 0x00, 0x00]) {
+            wide = "UTF-32"
+        } else if head.starts(with: [0xFE, 0xFF]) || head.starts(with: [0xFF, 0xFE]) {
+            wide = "UTF-16"
+        } else if head.count >= 2, head[0] == 0 || head[1] == 0 {
+            wide = "UTF-16 or UTF-32"
+        } else {
+            return nil
+        }
+        return "the input looks like \(wide)"
+    }
+
+    /// Checks that `bytes[from...]` is UTF-8.
+    /// - Returns: the offset of the first byte that does not belong to a valid sequence (or `nil`), and how far the
+    ///   check got: when `final` is false, a sequence cut by the window's end is left for the next window.
+    static func checkUTF8(_ bytes: UnsafeRawBufferPointer, from: Int, final: Bool) -> (invalid: Int?, checkedEnd: Int) {
+        var index = from
+        let count = bytes.count
+        while index < count {
+            let lead = bytes[index]
+            if lead < 0x80 {
+                index += 1
+                continue
+            }
+            let length: Int
+            let minimum: UInt32
+            switch lead {
+            case 0xC2...0xDF: length = 2; minimum = 0x80
+            case 0xE0...0xEF: length = 3; minimum = 0x800
+            case 0xF0...0xF4: length = 4; minimum = 0x10000
+            default: return (index, index)
+            }
+            guard index + length <= count else { return final ? (index, index) : (nil, index) }
+            var scalar = UInt32(lead) & (0xFF >> (length + 1))
+            for offset in 1..<length {
+                let next = bytes[index + offset]
+                guard next & 0xC0 == 0x80 else { return (index, index) }
+                scalar = scalar << 6 | UInt32(next & 0x3F)
+            }
+            if scalar < minimum || scalar > 0x10FFFF || (0xD800...0xDFFF).contains(scalar) { return (index, index) }
+            index += length
+        }
+        return (nil, index)
+    }
+
+    // MARK: Errors
+
+    /// `'x'` for a printable ASCII byte, `0xNN` otherwise.
+    static func describe(_ byte: UInt8) -> String {
+        if byte >= 0x21 && byte < 0x7F { return "'\(Character(Unicode.Scalar(byte)))'" }
+        return String(format: "0x%02X", byte)
+    }
+
+    /// The error for a problem at `position` in `bytes`.
+    /// - Parameters:
+    ///   - linesBefore: newlines in the input before `bytes` starts (for a window of a stream).
+    ///   - lineStartBefore: when `bytes` holds no newline before `position`, the offset (relative to `bytes`, so
+    ///     possibly negative) at which the current line started.
+    static func error(
+        _ reason: String, at position: Int, in bytes: UnsafeRawBufferPointer, linesBefore: Int = 0, lineStartBefore: Int = 0
+    ) -> JSONParseError {
+        let position = min(max(position, 0), bytes.count)
+        var line = 1 + linesBefore
+        var lineStart = lineStartBefore
+        for offset in 0..<position where bytes[offset] == 0x0A {
+            line += 1
+            lineStart = offset + 1
+        }
+        let column = position - lineStart + 1
+        // An excerpt on one line around the problem.
+        var lineEnd = position
+        while lineEnd < bytes.count, bytes[lineEnd] != 0x0A, lineEnd - position < 20 { lineEnd += 1 }
+        let excerptStart = max(lineStart, position - 20, 0)
+        let excerpt = text(UnsafeRawBufferPointer(rebasing: bytes[excerptStart..<lineEnd]))
+            .replacingOccurrences(of: "\t", with: " ")
+            .replacingOccurrences(of: "\r", with: " ")
+        return JSONParseError(reason: reason, line: line, column: column, excerpt: excerpt)
+    }
+}

@@ -1,0 +1,64 @@
+import AggregateCore
+import Foundation
+
+/// `browse` views read as a stream: `--paths`, `--path`, and the outline of a file over
+/// ``JSONInput/streamingThreshold``. Memory stays bounded by the nesting depth and the longest string, so
+/// `--max-size` does not apply to them.
+extension BrowseCommand {
+    /// Whether `invocation` is answered from a stream rather than a parsed tree.
+    ///
+    /// URLs and the explorer need the tree; so does a path with a negative index (`[-1]`), which a stream cannot
+    /// resolve before the array ends. An outline of standard input keeps the tree and its size cap.
+    static func streams(_ invocation: Invocation) -> Bool {
+        if invocation.path.hasNegativeIndex { return false }
+        switch (invocation.source, invocation.mode) {
+        case (.url, _), (_, .interactive): return false
+        case (_, .paths): return true
+        case (.file(let path), .outline):
+            return !invocation.path.isRoot || (JSONInput.fileSize(atPath: path) ?? 0) > JSONInput.streamingThreshold
+        case (.standardInput, .outline): return !invocation.path.isRoot
+        }
+    }
+
+    /// Prints the outline or the leaf paths of the node at `--path`, reading the document once.
+    static func runStreaming(_ invocation: Invocation, console: Console) throws(AggregateError) {
+        let source = invocation.source
+        let reader: JSONEventReader
+        switch source {
+        case .file(let path): reader = try JSONInput.openStream(atPath: path)
+        case .standardInput: reader = JSONEventReader(handle: .standardInput)
+        case .url: preconditionFailure("URLs are not streamed")
+        }
+        var missing: JSONPathLookupError?
+        do throws(JSONParseError) {
+            switch try invocation.path.seek(in: reader) {
+            case .failure(let error):
+                // Invalid JSON anywhere outranks a missing path, as when the whole document is parsed first.
+                while try reader.nextToken() != nil {}
+                missing = error
+            case .success(let nodePath):
+                try printNode(reader, at: nodePath, mode: invocation.mode, console: console)
+                while try reader.nextToken() != nil {}
+            }
+        } catch {
+            throw JSONInput.failure(error, name: source.name)
+        }
+        if let missing { throw AggregateError(.notFound, "--path \(invocation.path): \(missing.reason)") }
+    }
+
+    /// Prints the reader's next value as the outline or the leaf paths.
+    private static func printNode(_ reader: JSONEventReader, at nodePath: JSONPath, mode: Mode, console: Console) throws(JSONParseError) {
+        switch mode {
+        case .outline(let options):
+            let lines = try JSONOutline.lines(from: reader, options: options)
+            while try reader.nextToken() != nil {}  // nothing is printed from an invalid document
+            console.out(lines.joined(separator: "\n") + "\n")
+        case .paths:
+            try JSONOutline.paths(from: reader, prefix: nodePath) { batch in
+                console.out(String(decoding: batch, as: UTF8.self))
+            }
+        case .interactive:
+            preconditionFailure("the explorer is not streamed")
+        }
+    }
+}

@@ -1,0 +1,147 @@
+import AggregateCore
+import Foundation
+
+/// `aggregate normalize <provider> [<operation>] [FILE|-]`: runs a provider's normalizer over responses the user
+/// already has (a saved `--raw` output, a `curl` download) and prints the unified result like a normal run.
+enum NormalizeCommand {
+    static let options: [OptionSpec] = [
+        OptionSpec("pages", arity: .flag, help: "The input holds several responses: one per line (NDJSON), or a JSON array of them (what --raw prints for several pages)."),
+        OptionSpec("limit", valueName: "N", help: "The most items to print (default: all)."),
+        OptionSpec("verbose", arity: .flag, help: "Say on stderr how many pages and items were read, and what had to be repaired (lone UTF-16 surrogates)."),
+    ] + CommonOptions.specs.filter { ["format", "help"].contains($0.name) }
+
+    static let command = HelpText.Command(
+        name: "normalize", summary: "Turn saved raw API responses into the unified result, without any request.",
+        usage: "aggregate normalize <provider> [<operation>] [<file>|-] [--pages] [--format <FORMAT>]",
+        arguments: [
+            ("<provider>", "Whose responses these are, e.g. tmdb."),
+            ("<operation>", "Which operation they answer (default: the provider's default operation)."),
+            ("<file>|-", "The response body: a file, or - for standard input (the default)."),
+        ],
+        options: options,
+        discussion: """
+            Reads one response body (or several with --pages), runs the provider's normalizer on each as if it had just arrived with HTTP 200, and prints the items in any format. Nothing is sent anywhere and no credentials are needed.
+
+            Exit codes: 0 success; 1 the file cannot be read; 64 usage error; 65 the input is not JSON, or not the shape this API answers (the message names the file and what is missing).
+
+            Example: aggregate tmdb search "fight club" --raw > page.json && aggregate normalize tmdb search page.json --format csv
+            """)
+
+    static func run(_ arguments: [String], context: Context) async -> ExitCode {
+        let console = context.console
+        do throws(AggregateError) {
+            let parsed = try ArgumentParser(options: options).parse(arguments)
+            if parsed.has("help") {
+                console.out(HelpText.command(command, width: context.terminal.width))
+                return .success
+            }
+            var words = parsed.positionals[...]
+            guard let name = words.popFirst() else {
+                throw AggregateError(.usage, "missing <provider>: name whose responses these are (\(context.registry.names.joined(separator: ", ")))")
+            }
+            let provider = try context.registry.require(name)
+            let descriptor = provider.descriptor
+            var operation = descriptor.defaultOperation
+            if let word = words.first, let named = descriptor.operation(named: word) {
+                operation = named
+                words.removeFirst()
+            }
+            let file = words.popFirst() ?? "-"
+            if let extra = words.first { throw AggregateError(.usage, "unexpected argument '\(extra)': normalize reads one input") }
+            var common = CommonOptions()
+            if let format = parsed.value("format") { common.format = try CommonOptions.format(from: format) }
+            var limit = Int.max
+            if let text = parsed.value("limit") {
+                guard let value = Int(text), value >= 1 else { throw AggregateError(.usage, "--limit must be a whole number of at least 1, not '\(text)'") }
+                limit = value
+            }
+            let source = file == "-" ? "standard input" : file
+            let bodies = try NormalizeInput.pages(from: file, name: source, split: parsed.has("pages"))
+            var query = try self.query(provider, operation: operation, sandboxes: context.registry)
+            query.limit = limit
+            var items: [Item] = []
+            var notes = JSONParseNotes()
+            for (number, body) in bodies.enumerated() where items.count < limit {
+                do {
+                    let page = try provider.init().normalize(HTTPResponse(status: 200, body: body), for: query)
+                    items += page.items.prefix(limit - items.count)
+                } catch {
+                    throw shapeError(error, body: body, name: bodies.count > 1 ? "\(source), page \(number + 1)" : source, provider: descriptor.name)
+                }
+                if parsed.has("verbose") { _ = try? JSONParser().parse(body, notes: &notes) }
+            }
+            if parsed.has("verbose") {
+                console.err("\(descriptor.name): normalized \(bodies.count) page\(bodies.count == 1 ? "" : "s") from \(source) into \(items.count) item\(items.count == 1 ? "" : "s")\n")
+                if let summary = notes.summary { console.err("\(descriptor.name): \(summary)\n") }
+            }
+            let result = ProviderResult(
+                provider: descriptor.name, operation: operation.name, query: query.parameters, items: items,
+                meta: ResultMeta(source: .offline, pages: bodies.count, bytes: bodies.reduce(0) { $0 + $1.count }),
+                rawBodies: bodies)
+            let invocation = ProviderInvocation(provider: provider, operation: operation, parameters: query.parameters, common: common)
+            ProviderCommand.render(result, invocation: invocation, context: context)
+            return .success
+        } catch {
+            return Diagnostics.report(error.kind == .usage ? error : error.attributed(to: "normalize"), console: console, usage: error.kind == .usage ? command.usage : nil)
+        }
+    }
+
+    /// The query a normalizer sees: the operation's defaults, and the plan `configure` records (API variant), made
+    /// with the emulator's stand-in credentials from `sandboxes`.
+    static func query(_ provider: any Provider.Type, operation: ProviderOperation, sandboxes: ProviderRegistry) throws(AggregateError) -> Query {
+        let descriptor = provider.descriptor
+        var parameters = JSONObject()
+        for parameter in descriptor.options + operation.parameters {
+            if let fallback = parameter.defaultValue, let value = try? parameter.value(from: fallback) { parameters[parameter.name] = value }
+        }
+        var query = Query(
+            provider: descriptor.name, operation: operation.name, parameters: parameters, limit: Int.max,
+            baseURL: (try? descriptor.baseURL(override: nil, environment: [:])) ?? InvocationRunner.offlineBaseURL(for: descriptor.name),
+            environment: sandboxes.sandbox(named: descriptor.name)?.sandboxEnvironment ?? [:])
+        query.source = .offline
+        do {
+            try provider.init().configure(&query)
+        } catch {
+            // Configuration only checks credentials and picks variants; the sandbox's stand-ins satisfy it.
+        }
+        return query
+    }
+
+    /// A normalizer's complaint about a body, as bad data (65) naming the input: invalid JSON gets its line and
+    /// column, a body of another shape the normalizer's own reason.
+    static func shapeError(_ error: any Error, body: Data, name: String, provider: String) -> AggregateError {
+        do {
+            _ = try JSONInput.decode(body, name: name)
+        } catch {
+            return AggregateError(.invalidInput, error.message, provider: provider)
+        }
+        let reason = (error as? AggregateError)?.message ?? "\(error)"
+        return AggregateError(.invalidInput, "\(name): not a \(provider) response of this kind: \(reason)", provider: provider)
+    }
+}
+
+/// Splits normalize's input into response bodies.
+enum NormalizeInput {
+    /// The bodies in `file` (`-` for standard input): one, or with `split` one per NDJSON line or array element.
+    static func pages(from file: String, name: String, split: Bool) throws(AggregateError) -> [Data] {
+        let data = file == "-"
+            ? try JSONInput.read(.standardInput, name: name, maxBytes: Int.max - 1)
+            : try JSONInput.readFile(atPath: file, maxBytes: Int.max - 1)
+        guard split else { return [data] }
+        // A JSON array of pages is one document; NDJSON is one document per line.
+        if let first = data.first(where: { ![0x20, 0x0A, 0x0D, 0x09].contains($0) }), first == UInt8(ascii: "["),
+            let value = try? JSONParser().parse(data), let pages = value.array
+        {
+            return pages.map { JSONWriter().data($0) }
+        }
+        var pages: [Data] = []
+        var lineStart = data.startIndex
+        for index in data.indices where data[index] == 0x0A || index == data.endIndex - 1 {
+            let line = data[lineStart...index]
+            lineStart = index + 1
+            if line.contains(where: { ![0x20, 0x0A, 0x0D, 0x09].contains($0) }) { pages.append(Data(line)) }
+        }
+        if pages.isEmpty { throw AggregateError(.invalidInput, "\(name): the input is empty; expected one response per line, or a JSON array of responses") }
+        return pages
+    }
+}

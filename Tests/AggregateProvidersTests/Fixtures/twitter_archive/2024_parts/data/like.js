@@ -1,0 +1,1 @@
+window.YTD.like.part0 = [ ]
