@@ -6,18 +6,23 @@ import Foundation
 struct App: Sendable {
     var context: Context
 
-    /// The built-in commands, for help and dispatch.
+    /// The built-in commands, in the order help lists them: the one list help and dispatch are built from.
+    static let commandTypes: [any CLICommand.Type] = [
+        ProvidersCommand.self, DescribeCommand.self, CompareCommand.self, BrowseCommand.self, SandboxCommand.self,
+        ConfigCommand.self, AuthCommand.self, CompletionsCommand.self, NormalizeCommand.self,
+    ]
+
+    /// The built-in commands' help, and `help` itself.
     static var commands: [HelpText.Command] {
-        [
-            InfoCommands.providersCommand, InfoCommands.describeCommand, CompareCommand.command, BrowseCommand.command,
-            SandboxCommand.command, ConfigCommand.command, AuthCommand.command, CompletionsCommand.command,
-            NormalizeCommand.command,
-            HelpText.Command(name: "help", summary: "Show help for a command or provider.", usage: "aggregate help [<command>|<provider>]"),
-        ]
+        commandTypes.map { $0.command }
+            + [HelpText.Command(name: "help", summary: "Show help for a command or provider.", usage: "aggregate help [<command>|<provider>]")]
     }
 
     /// Commands that live under a provider's name beside its operations, e.g. `aggregate twitter archive`.
-    static let providerCommands: [String: [HelpText.Command]] = ["twitter": [TwitterArchiveCommand.command]]
+    static let providerCommandTypes: [String: [any CLICommand.Type]] = ["twitter": [TwitterArchiveCommand.self]]
+
+    /// Their help, by provider.
+    static var providerCommands: [String: [HelpText.Command]] { providerCommandTypes.mapValues { $0.map { $0.command } } }
 
     func run(_ arguments: [String]) async -> ExitCode {
         let console = context.console
@@ -26,6 +31,12 @@ struct App: Sendable {
             return .success
         }
         let rest = Array(arguments.dropFirst())
+        if let command = Self.commandTypes.first(where: { $0.command.name == first }) {
+            return await command.run(rest, context: context)
+        }
+        if let command = Self.providerCommandTypes[first]?.first(where: { $0.command.name == "\(first) \(rest.first ?? "")" }) {
+            return await command.run(Array(rest.dropFirst()), context: context)
+        }
         switch first {
         case "--help", "-h":
             console.out(HelpText.main(registry: context.registry, commands: Self.commands, width: context.terminal.width))
@@ -35,26 +46,6 @@ struct App: Sendable {
             return .success
         case "help":
             return help(rest)
-        case "providers":
-            return InfoCommands.providers(rest, context: context)
-        case "describe":
-            return InfoCommands.describe(rest, context: context)
-        case "compare":
-            return await CompareCommand.run(rest, context: context)
-        case "browse":
-            return await BrowseCommand.run(rest, context: context)
-        case "sandbox":
-            return await SandboxCommand.run(rest, context: context)
-        case "config":
-            return ConfigCommand.run(rest, context: context)
-        case "auth":
-            return await AuthCommand.run(rest, context: context)
-        case "completions":
-            return CompletionsCommand.run(rest, context: context)
-        case "normalize":
-            return await NormalizeCommand.run(rest, context: context)
-        case "twitter" where rest.first == "archive":
-            return await TwitterArchiveCommand.run(Array(rest.dropFirst()), context: context)
         default:
             if first.hasPrefix("-") {
                 return Diagnostics.report(AggregateError(.usage, "unknown option '\(first)'"), console: console)

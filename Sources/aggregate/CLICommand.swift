@@ -1,0 +1,31 @@
+import AggregateCore
+
+/// One `aggregate <name>` command: its help and how it runs. `App` lists the command types once and derives both
+/// its help and its dispatch from the list.
+protocol CLICommand {
+    /// The name, summary, usage and options, for help.
+    static var command: HelpText.Command { get }
+    /// Runs the command with the arguments after its name.
+    static func run(_ arguments: [String], context: Context) async -> ExitCode
+}
+
+extension CompareCommand: CLICommand {}
+extension BrowseCommand: CLICommand {}
+extension SandboxCommand: CLICommand {}
+extension ConfigCommand: CLICommand {}
+extension AuthCommand: CLICommand {}
+extension CompletionsCommand: CLICommand {}
+extension NormalizeCommand: CLICommand {}
+extension TwitterArchiveCommand: CLICommand {}
+
+/// `aggregate providers`.
+enum ProvidersCommand: CLICommand {
+    static var command: HelpText.Command { InfoCommands.providersCommand }
+    static func run(_ arguments: [String], context: Context) async -> ExitCode { InfoCommands.providers(arguments, context: context) }
+}
+
+/// `aggregate describe <provider>`.
+enum DescribeCommand: CLICommand {
+    static var command: HelpText.Command { InfoCommands.describeCommand }
+    static func run(_ arguments: [String], context: Context) async -> ExitCode { InfoCommands.describe(arguments, context: context) }
+}
