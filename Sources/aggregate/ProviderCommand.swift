@@ -126,48 +126,38 @@ struct InvocationRunner: Sendable {
     var context: Context
     var events: @Sendable (FetchEvent) -> Void
 
+    /// The library's runner, set up from the command's context.
+    var runner: ProviderRunner {
+        ProviderRunner(
+            registry: context.registry, environment: context.environment, sandboxStore: SandboxStore(directory: context.dataDirectory),
+            makeTransport: context.makeTransport, events: events)
+    }
+
     /// The base URL `--offline` uses: requests never leave the process, this only names them in traces.
-    static func offlineBaseURL(for name: String) -> URL { URL(string: "http://sandbox.localhost/\(name)")! }
+    static func offlineBaseURL(for name: String) -> URL { ProviderRunner.offlineBaseURL(for: name) }
+
+    /// The library's settings for `invocation`'s common options.
+    static func settings(_ invocation: ProviderInvocation) -> ProviderRunner.Settings {
+        let common = invocation.common
+        return ProviderRunner.Settings(
+            limit: common.limit, limitIsExplicit: common.limitIsExplicit, offline: common.offline, baseURL: common.baseURL,
+            timeout: common.timeout, allowHTTP: common.allowHTTP)
+    }
 
     /// Builds the query for `invocation`; throws configuration errors (e.g. a bad base URL).
     func query(for invocation: ProviderInvocation) throws(AggregateError) -> Query {
-        let descriptor = invocation.provider.descriptor
-        let offline = invocation.common.offline
-        let baseURL = offline
-            ? Self.offlineBaseURL(for: descriptor.name)
-            : try descriptor.baseURL(override: invocation.common.baseURL, environment: context.environment, allowHTTP: invocation.common.allowHTTP)
-        var query = Query(
-            provider: descriptor.name, operation: invocation.operation.name, parameters: invocation.parameters,
-            limit: invocation.common.limit, baseURL: baseURL,
-            environment: offline ? (context.registry.sandbox(named: descriptor.name)?.sandboxEnvironment ?? [:]) : invocation.common.providerEnvironment(context.environment))
-        query.isLimitExplicit = invocation.common.limitIsExplicit
-        return query
+        try runner.query(
+            invocation.provider, operation: invocation.operation.name, parameters: invocation.parameters,
+            settings: Self.settings(invocation), environment: invocation.common.providerEnvironment(context.environment))
     }
 
-    /// The fetcher for `invocation`: the sandbox in-process when offline, the network otherwise.
-    func fetcher(for invocation: ProviderInvocation, cache: RunCache, transport: (any HTTPTransport)? = nil) -> Fetcher {
-        var options = FetchOptions(timeout: invocation.common.timeout, events: events)
-        options.allowHTTP = invocation.common.allowHTTP
-        if invocation.common.offline {
-            let store = SandboxStore(directory: context.dataDirectory)
-            return Fetcher(transport: SandboxTransport(registry: context.registry, store: store), options: options, source: .offline, cache: cache)
-        }
-        return Fetcher(transport: transport ?? context.makeTransport(), options: options, source: .live, cache: cache)
-    }
-
-    /// Runs one invocation to a result (failures included, never thrown).
+    /// Runs one invocation to a result (failures included, never thrown), shaped by `--fields` and `--sort`.
     func run(_ invocation: ProviderInvocation, cache: RunCache = RunCache(), transport: (any HTTPTransport)? = nil) async -> ProviderResult {
-        let descriptor = invocation.provider.descriptor
-        do {
-            let query = try query(for: invocation)
-            let result = await fetcher(for: invocation, cache: cache, transport: transport).run(invocation.provider.init(), query: query)
-            return invocation.common.shape(result)
-        } catch {
-            return ProviderResult(
-                provider: descriptor.name, operation: invocation.operation.name, query: invocation.parameters,
-                error: error.attributed(to: descriptor.name),
-                meta: ResultMeta(source: invocation.common.offline ? .offline : .live))
-        }
+        let result = await runner.run(
+            invocation.provider, operation: invocation.operation.name, parameters: invocation.parameters,
+            settings: Self.settings(invocation), environment: invocation.common.providerEnvironment(context.environment),
+            cache: cache, transport: transport)
+        return invocation.common.shape(result)
     }
 }
 
