@@ -32,12 +32,12 @@ struct CommonOptions: Sendable, Equatable {
     var given: Set<String> = []
 
     static let specs: [OptionSpec] = [
-        OptionSpec("limit", valueName: "N", help: "The most items to return (default: 20)."),
+        ProviderRunner.Settings.optionSpec("limit"),
         OptionSpec("format", valueName: "FORMAT", help: "Output format: text, json, ndjson, csv or markdown (default: text)."),
-        OptionSpec("offline", arity: .flag, help: "Answer from the bundled sandbox data: no network, no credentials."),
-        OptionSpec("base-url", valueName: "URL", help: "Send requests to this server instead of the API (https, or http for this machine)."),
-        OptionSpec("timeout", valueName: "SECONDS", help: "The most time one request may take (default: 15)."),
-        OptionSpec("allow-http", arity: .flag, help: "Allow plain http:// to hosts other than this machine (with a warning)."),
+        ProviderRunner.Settings.optionSpec("offline"),
+        ProviderRunner.Settings.optionSpec("base-url"),
+        ProviderRunner.Settings.optionSpec("timeout"),
+        ProviderRunner.Settings.optionSpec("allow-http"),
         OptionSpec("verbose", arity: .flag, help: "Trace requests, responses and retries on stderr (secrets redacted)."),
         OptionSpec("quiet", arity: .flag, help: "Print no notes or progress on stderr (errors are still printed)."),
         OptionSpec("fields", valueName: "FIELDS", help: "Output only these item fields, comma-separated, e.g. title,url,metrics.stars."),
@@ -77,20 +77,19 @@ struct CommonOptions: Sendable, Equatable {
         if raw, fields != nil || sort != nil {
             throw AggregateError(.usage, "--fields and --sort shape items; they cannot be used with --raw")
         }
-        if offline, baseURL != nil {
-            throw AggregateError(.usage, "--offline and --base-url cannot be used together")
-        }
+        try runSettings.checkCombination()
+    }
+
+    /// The options that shape the run itself, as the library's ``ProviderRunner`` takes them.
+    var runSettings: ProviderRunner.Settings {
+        ProviderRunner.Settings(
+            limit: limit, limitIsExplicit: limitIsExplicit, offline: offline, baseURL: baseURL, timeout: timeout, allowHTTP: allowHTTP)
     }
 
     // The checks below are shared by the command line and the config file, so both accept the same values.
 
     /// A `--limit` value: a whole number from 1 to 10000.
-    static func limit(from text: String) throws(AggregateError) -> Int {
-        guard let value = Int(text), (1...10_000).contains(value) else {
-            throw AggregateError(.usage, "--limit must be a whole number from 1 to 10000, not '\(text)'")
-        }
-        return value
-    }
+    static func limit(from text: String) throws(AggregateError) -> Int { try ProviderRunner.Settings.limit(from: text) }
 
     /// A `--format` value.
     static func format(from text: String) throws(AggregateError) -> OutputFormat {
@@ -101,12 +100,7 @@ struct CommonOptions: Sendable, Equatable {
     }
 
     /// A `--timeout` value: seconds above 0, at most an hour.
-    static func timeout(from text: String) throws(AggregateError) -> TimeInterval {
-        guard let value = Double(text), value > 0, value <= 3600 else {
-            throw AggregateError(.usage, "--timeout must be a number of seconds above 0 (at most 3600), not '\(text)'")
-        }
-        return value
-    }
+    static func timeout(from text: String) throws(AggregateError) -> TimeInterval { try ProviderRunner.Settings.timeout(from: text) }
 
     init() {}
 }

@@ -16,22 +16,13 @@ struct ProviderInvocation: Sendable {
     static func parse(
         _ arguments: [String], registry: ProviderRegistry, standardInput: () -> Data? = { nil }, settings: SettingsSources? = nil
     ) throws(AggregateError) -> ProviderInvocation {
-        guard let first = arguments.first else { throw AggregateError(.usage, "missing provider name") }
-        let provider = try registry.require(first)
-        let descriptor = provider.descriptor
-        var rest = Array(arguments.dropFirst())
-        var operation = descriptor.defaultOperation
-        if let candidate = rest.first, !candidate.hasPrefix("-"), let named = descriptor.operation(named: candidate) {
-            operation = named
-            rest.removeFirst()
-        }
-        let parameters = descriptor.options + operation.parameters
-        let specs = CommonOptions.specs + parameters.filter { $0.style != .positional }.map { parameter in
-            OptionSpec(parameter.name, arity: parameter.style == .flag ? .flag : .value, valueName: parameter.valueName, help: parameter.help)
-        }
+        let arguments = try ProviderArguments(arguments, registry: registry)
+        let (provider, operation, descriptor) = (arguments.provider, arguments.operation, arguments.provider.descriptor)
+        let parameters = arguments.parameters
+        let specs = CommonOptions.specs + arguments.optionSpecs
         let parsed: ParsedArguments
         do {
-            parsed = try ArgumentParser(options: specs).parse(rest)
+            parsed = try ArgumentParser(options: specs).parse(arguments.rest)
         } catch {
             throw error.attributed(to: descriptor.name)
         }
@@ -49,50 +40,14 @@ struct ProviderInvocation: Sendable {
         if common.help {
             return ProviderInvocation(provider: provider, operation: operation, parameters: JSONObject(), common: common)
         }
-
-        var values = JSONObject()
-        var positionals = parsed.positionals[...]
-        for parameter in parameters {
-            var text: String?
-            switch parameter.style {
-            case .positional: text = positionals.popFirst()
-            case .option:
-                text = parsed.value(parameter.name)
-                // A provider option the config file sets (e.g. `api`) when the command line does not.
-                if text == nil, parameter.name == "api", let layer = layers.first(where: { $0.settings.api != nil }) {
-                    text = layer.settings.api
-                    common.origins.append(SettingOrigin(key: "api", value: text!, source: layer.source))
-                }
-            case .flag: text = parsed.has(parameter.name) ? "true" : nil
-            }
-            if parameter.readsStandardInputOnDash, text == "-" {
-                guard let bytes = standardInput() else {
-                    throw AggregateError(.usage, "--\(parameter.name) - reads standard input, but nothing could be read", provider: descriptor.name)
-                }
-                guard let input = String(data: bytes, encoding: .utf8) else {
-                    throw AggregateError(
-                        .invalidInput, "--\(parameter.name) - read standard input, but it is not UTF-8 text; convert it first (e.g. with iconv)",
-                        provider: descriptor.name)
-                }
-                text = input
-            }
-            if let text {
-                do {
-                    values[parameter.name] = try parameter.value(from: text)
-                } catch {
-                    throw error.attributed(to: descriptor.name)
-                }
-            } else if let fallback = parameter.defaultValue {
-                values[parameter.name] = try parameter.value(from: fallback)
-            } else if parameter.isRequired {
-                let label = parameter.style == .positional ? "<\(parameter.valueName.lowercased())>" : "--\(parameter.name) <\(parameter.valueName)>"
-                throw AggregateError(.usage, "missing \(label) for '\(descriptor.name) \(operation.name)'", provider: descriptor.name)
-            }
+        // A provider option the config file sets (e.g. `api`) when the command line does not.
+        let configuredAPI = parsed.value("api") == nil && parameters.contains { $0.name == "api" && $0.style == .option }
+            ? layers.first { $0.settings.api != nil } : nil
+        if let layer = configuredAPI, let api = layer.settings.api {
+            common.origins.append(SettingOrigin(key: "api", value: api, source: layer.source))
         }
-        if let extra = positionals.first {
-            let hint = descriptor.operations.count > 1 && parsed.positionals.first == extra
-                ? " (operations: \(descriptor.operations.map(\.name).joined(separator: ", ")))" : ""
-            throw AggregateError(.usage, "unexpected argument '\(extra)'\(hint)", provider: descriptor.name)
+        let values = try arguments.values(from: parsed, standardInput: standardInput) { parameter in
+            parameter.name == "api" ? configuredAPI?.settings.api : nil
         }
         return ProviderInvocation(provider: provider, operation: operation, parameters: values, common: common)
     }
@@ -136,26 +91,18 @@ struct InvocationRunner: Sendable {
     /// The base URL `--offline` uses: requests never leave the process, this only names them in traces.
     static func offlineBaseURL(for name: String) -> URL { ProviderRunner.offlineBaseURL(for: name) }
 
-    /// The library's settings for `invocation`'s common options.
-    static func settings(_ invocation: ProviderInvocation) -> ProviderRunner.Settings {
-        let common = invocation.common
-        return ProviderRunner.Settings(
-            limit: common.limit, limitIsExplicit: common.limitIsExplicit, offline: common.offline, baseURL: common.baseURL,
-            timeout: common.timeout, allowHTTP: common.allowHTTP)
-    }
-
     /// Builds the query for `invocation`; throws configuration errors (e.g. a bad base URL).
     func query(for invocation: ProviderInvocation) throws(AggregateError) -> Query {
         try runner.query(
             invocation.provider, operation: invocation.operation.name, parameters: invocation.parameters,
-            settings: Self.settings(invocation), environment: invocation.common.providerEnvironment(context.environment))
+            settings: invocation.common.runSettings, environment: invocation.common.providerEnvironment(context.environment))
     }
 
     /// Runs one invocation to a result (failures included, never thrown), shaped by `--fields` and `--sort`.
     func run(_ invocation: ProviderInvocation, cache: RunCache = RunCache(), transport: (any HTTPTransport)? = nil) async -> ProviderResult {
         let result = await runner.run(
             invocation.provider, operation: invocation.operation.name, parameters: invocation.parameters,
-            settings: Self.settings(invocation), environment: invocation.common.providerEnvironment(context.environment),
+            settings: invocation.common.runSettings, environment: invocation.common.providerEnvironment(context.environment),
             cache: cache, transport: transport)
         return invocation.common.shape(result)
     }

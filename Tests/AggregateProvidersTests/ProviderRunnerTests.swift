@@ -42,3 +42,36 @@ private struct FakeNetwork: HTTPTransport {
         return HTTPResponse(status: 500)
     }
 }
+
+/// A command line runs in the library as it does in `aggregate`.
+@Suite struct ProviderRunnerArgumentTests {
+    let runner = ProviderRunner(registry: try! ProviderRegistry(allProviders, sandboxes: allSandboxes), environment: [:])
+
+    @Test func aCommandLineRunsAsTheCLIRunsIt() async throws {
+        let result = try await runner.run(["tmdb", "search", "leon", "--year", "1994", "--offline"])
+        #expect(result.error == nil)
+        #expect(result.operation == "search")
+        #expect(result.query["year"] == 1994)
+        #expect(result.items.first?.title == "Léon: The Professional")
+        let meetup = try await runner.run(["meetup", "--lat", "48.8566", "--lon", "2.3522", "--radius", "10", "--limit", "5", "--offline"])
+        #expect(meetup.items.count == 5)
+    }
+
+    @Test func badCommandLinesAreTheCLIsUsageErrors() async {
+        for (arguments, message) in [
+            (["nope"], "unknown provider 'nope'. Valid providers: meetup, kiva, tmdb, twitter, messageboard."),
+            (["tmdb", "search"], "missing <title> for 'tmdb search'"),
+            (["tmdb", "movie", "x", "--offline"], "<id> must be a whole number, not 'x'"),
+            (["tmdb", "popular", "--limit", "0"], "--limit must be a whole number from 1 to 10000, not '0'"),
+            (["tmdb", "popular", "--offline", "--base-url", "https://example.com"], "--offline and --base-url cannot be used together"),
+        ] {
+            do {
+                _ = try await runner.run(arguments)
+                Issue.record("\(arguments) must fail")
+            } catch {
+                #expect(error.kind == .usage)
+                #expect(error.message == message, "\(arguments)")
+            }
+        }
+    }
+}

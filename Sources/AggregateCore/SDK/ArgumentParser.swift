@@ -1,9 +1,9 @@
 import Foundation
-import AggregateCore
 
 /// One option a command accepts.
-struct OptionSpec: Sendable, Equatable {
-    enum Arity: Sendable, Equatable {
+public struct OptionSpec: Sendable, Equatable {
+    /// How many values it takes.
+    public enum Arity: Sendable, Equatable {
         /// `--name` alone.
         case flag
         /// `--name VALUE` or `--name=VALUE`, once.
@@ -12,13 +12,20 @@ struct OptionSpec: Sendable, Equatable {
         case repeated
     }
 
-    var name: String
-    var short: Character?
-    var arity: Arity
-    var valueName: String
-    var help: String
+    /// The long name, without dashes.
+    public var name: String
+    /// A one-letter name, e.g. `h`.
+    public var short: Character?
+    /// How many values it takes.
+    public var arity: Arity
+    /// The value's placeholder in usage text.
+    public var valueName: String
+    /// One line of help.
+    public var help: String
 
-    init(_ name: String, short: Character? = nil, arity: Arity = .value, valueName: String? = nil, help: String) {
+    /// Creates an option.
+
+    public init(_ name: String, short: Character? = nil, arity: Arity = .value, valueName: String? = nil, help: String) {
         self.name = name
         self.short = short
         self.arity = arity
@@ -27,7 +34,7 @@ struct OptionSpec: Sendable, Equatable {
     }
 
     /// `--name <VALUE>` or `--name` as usage text shows it.
-    var synopsis: String {
+    public var synopsis: String {
         let long = "--\(name)"
         let names = short.map { "-\($0), \(long)" } ?? long
         return arity == .flag ? names : "\(names) <\(valueName)>"
@@ -35,23 +42,37 @@ struct OptionSpec: Sendable, Equatable {
 }
 
 /// What the command line said, before types are checked.
-struct ParsedArguments: Sendable, Equatable {
-    var values: [String: [String]] = [:]
-    var flags: Set<String> = []
-    var positionals: [String] = []
+public struct ParsedArguments: Sendable, Equatable {
+    /// The values of options that take them, by name, in order.
+    public var values: [String: [String]] = [:]
+    /// The flags given.
+    public var flags: Set<String> = []
+    /// The arguments that are not options, in order.
+    public var positionals: [String] = []
 
-    func value(_ name: String) -> String? { values[name]?.last }
-    func has(_ name: String) -> Bool { flags.contains(name) || values[name] != nil }
+    /// Creates empty arguments.
+    public init() {}
+
+    /// The last value of the option `name`.
+    public func value(_ name: String) -> String? { values[name]?.last }
+    /// Whether the option or flag `name` was given.
+    public func has(_ name: String) -> Bool { flags.contains(name) || values[name] != nil }
 }
 
 /// Splits arguments into options and positionals against a list of accepted options.
 ///
 /// Accepts `--name value`, `--name=value`, `-x value`, flags, and `--` to end options. A value that starts
 /// with `-` is allowed when it is a number (`--lon -0.1337`).
-struct ArgumentParser: Sendable {
-    var options: [OptionSpec]
+public struct ArgumentParser: Sendable {
+    /// The options accepted.
+    public var options: [OptionSpec]
 
-    func parse(_ arguments: [String]) throws(AggregateError) -> ParsedArguments {
+    /// Creates a parser for `options`.
+    public init(options: [OptionSpec]) { self.options = options }
+
+    /// Splits `arguments`.
+    /// - Throws: a `usage` error for an unknown option, a missing value or a repeated one.
+    public func parse(_ arguments: [String]) throws(AggregateError) -> ParsedArguments {
         var parsed = ParsedArguments()
         var index = 0
         var onlyPositionals = false
@@ -109,12 +130,13 @@ struct ArgumentParser: Sendable {
         return parsed
     }
 
-    static func isNumber(_ text: String) -> Bool {
+    /// Whether `text` is a number (so `-0.13` is a value, not an option).
+    public static func isNumber(_ text: String) -> Bool {
         text.count > 1 && Double(text) != nil
     }
 
     /// The option name closest to a mistyped one, when it is close enough to be a likely typo.
-    static func closest(to name: String, among names: [String]) -> String? {
+    public static func closest(to name: String, among names: [String]) -> String? {
         names.map { ($0, editDistance($0, name)) }.filter { $0.1 <= 2 }.min { $0.1 < $1.1 }?.0
     }
 
