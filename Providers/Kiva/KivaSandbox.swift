@@ -111,8 +111,7 @@ enum KivaSandbox {
     /// Page `page` of `matches` as a listing: 20 a page; a page past the end has no loans but still says where it is.
     static func restPage(_ matches: [JSONValue], page: Int, request: SandboxRequest) -> SandboxResponse {
         let pages = (matches.count + pageSize - 1) / pageSize
-        let start = min(matches.count, (page - 1) * pageSize)
-        let slice = matches[start..<min(matches.count, start + pageSize)]
+        let slice = matches[SandboxNumbers.page(page, size: pageSize, count: matches.count)]
         let body: JSONValue = [
             "paging": ["page": .int(page), "total": .int(matches.count), "page_size": .int(pageSize), "pages": .int(pages)],
             "loans": .array(slice.map(listing)),
@@ -155,15 +154,17 @@ enum KivaSandbox {
         }
     }
 
-    /// The `page` parameter: 1 when absent, `nil` when it is not a positive whole number.
+    /// The largest `page` the sandbox serves; a larger one is refused like any other bad number.
+    static let maximumPage = 1_000_000
+
+    /// The `page` parameter: 1 when absent, `nil` when it is not a whole number from 1 to ``maximumPage``.
     static func pageNumber(_ request: SandboxRequest) -> Int? {
         guard let text = request.queryValue("page") else { return 1 }
-        guard let page = Int(text), page >= 1 else { return nil }
-        return page
+        return SandboxNumbers.integer(text, in: 1...maximumPage)
     }
 
     static func invalidPage(_ request: SandboxRequest) -> SandboxResponse {
-        restError(400, code: "org.kiva.InvalidParameter", message: "page must be a whole number from 1, not '\(request.queryValue("page") ?? "")'", request: request)
+        restError(400, code: "org.kiva.InvalidParameter", message: "page must be a whole number from 1 to \(maximumPage), not '\(request.queryValue("page") ?? "")'", request: request)
     }
 
     /// The v1 error shape: `{"code": ..., "message": ...}`.
@@ -228,8 +229,13 @@ enum KivaSandbox {
     static func graphQLLoans(_ variables: JSONObject) -> SandboxResponse {
         let offset = variables["offset"] ?? .null
         let limit = variables["limit"] ?? .null
-        guard offset.isNull || (offset.int ?? -1) >= 0 else { return invalidVariable("offset", offset, "Int", reason: "must be 0 or more") }
-        guard limit.isNull || (limit.int ?? -1) >= 0 else { return invalidVariable("limit", limit, "Int", reason: "must be 0 or more") }
+        let int32 = 0...SandboxNumbers.graphQLIntRange.upperBound
+        guard offset.isNull || SandboxNumbers.integer(offset, in: int32) != nil else {
+            return invalidVariable("offset", offset, "Int", reason: "must be a 32-bit Int of 0 or more")
+        }
+        guard limit.isNull || SandboxNumbers.integer(limit, in: int32) != nil else {
+            return invalidVariable("limit", limit, "Int", reason: "must be a 32-bit Int of 0 or more")
+        }
         var matches = loans
         let filters = variables["filters"] ?? .null
         if !filters.isNull {
@@ -262,9 +268,7 @@ enum KivaSandbox {
         } else {
             matches = sorted(matches, by: "newest")
         }
-        let start = min(matches.count, offset.int ?? 0)
-        let count = limit.int ?? 20
-        let values = matches[start..<min(matches.count, start + count)].map(graphQLLoan)
+        let values = matches[SandboxNumbers.window(offset: offset.int ?? 0, length: limit.int ?? 20, count: matches.count)].map(graphQLLoan)
         return graphQLResponse(["lend": ["loans": ["totalCount": .int(matches.count), "values": .array(values)]]])
     }
 

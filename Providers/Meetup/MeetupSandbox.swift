@@ -54,6 +54,9 @@ enum MeetupSandbox {
     /// The bundled groups, parsed once.
     static let groups: [JSONValue] = (try? JSONParser().parse(MeetupSampleData.groupsJSON))?.array ?? []
 
+    /// The largest v2 `offset` (a page index) the sandbox accepts; beyond it a request is a 400, as a bad number is.
+    static let maximumOffset = 1_000_000
+
     static let rateLimitHeaders: HTTPHeaders = [
         "X-RateLimit-Limit": "200", "X-RateLimit-Remaining": "199", "X-RateLimit-Reset": "3600",
     ]
@@ -70,19 +73,23 @@ enum MeetupSandbox {
         guard let lat = request.queryValue("lat").flatMap(Double.init), let lon = request.queryValue("lon").flatMap(Double.init) else {
             return v2Error(400, code: "bad_request", problem: "Missing required parameters", details: "At least one of the required parameter(s) must be supplied: lat and lon, zip, group_urlname, topic, ...")
         }
+        guard (-90...90).contains(lat), (-180...180).contains(lon) else {
+            return v2Error(400, code: "bad_request", problem: "Invalid location", details: "lat must be between -90 and 90 and lon between -180 and 180")
+        }
         let radius = request.queryValue("radius").flatMap(Double.init) ?? 25
         guard (0...100).contains(radius) else {
             return v2Error(400, code: "bad_request", problem: "Invalid radius", details: "radius must be between 0.0 and 100.0 miles")
         }
-        let pageSize = request.queryValue("page").flatMap(Int.init) ?? 200
-        let offset = request.queryValue("offset").flatMap(Int.init) ?? 0
-        guard (1...200).contains(pageSize), offset >= 0 else {
-            return v2Error(400, code: "bad_request", problem: "Invalid paging", details: "page must be 1-200 and offset non-negative")
+        let pageText = request.queryValue("page") ?? "200", offsetText = request.queryValue("offset") ?? "0"
+        guard let pageSize = SandboxNumbers.integer(pageText, in: 1...200),
+            let offset = SandboxNumbers.integer(offsetText, in: 0...maximumOffset)
+        else {
+            return v2Error(400, code: "bad_request", problem: "Invalid paging", details: "page must be 1-200 and offset 0-\(maximumOffset)")
         }
         let matches = nearby(lat: lat, lon: lon, radius: radius, text: request.queryValue("topic"), matchTopicKeys: true)
-        let start = min(matches.count, offset * pageSize)
-        let pageItems = Array(matches[start..<min(matches.count, start + pageSize)])
-        let hasNext = start + pageSize < matches.count
+        let window = SandboxNumbers.page(offset + 1, size: pageSize, count: matches.count)
+        let pageItems = Array(matches[window])
+        let hasNext = window.upperBound < matches.count
         var nextQuery = request.query.filter { $0.name != "offset" }
         nextQuery.append((name: "offset", value: String(offset + 1)))
         let meta: JSONValue = [
@@ -138,18 +145,27 @@ enum MeetupSandbox {
             return validationError("Variable 'lat' has an invalid value: Expected a value that can be converted to type 'Float' but it was a 'String'", line: 1, column: 66)
         }
         let radius = variables["radius"]?.double ?? 25
-        let first = variables["first"]?.int ?? 20
-        guard first >= 1 else { return validationError("Variable 'first' must be positive", line: 1, column: 50) }
+        guard (-90...90).contains(lat), (-180...180).contains(lon), radius.isFinite, radius >= 0 else {
+            return validationError("Variable 'lat', 'lon' or 'radius' has an invalid value: Float cannot represent a non-finite or out-of-range value", line: 1, column: 66)
+        }
+        let firstValue = variables["first"] ?? .null
+        guard firstValue.isNull || SandboxNumbers.integer(firstValue, in: 1...SandboxNumbers.graphQLIntRange.upperBound) != nil else {
+            return validationError("Variable 'first' must be a positive 32-bit Int, not \(JSONWriter().string(firstValue))", line: 1, column: 50)
+        }
+        let first = firstValue.int ?? 20
         var offset = 0
         if let cursor = variables["cursor"]?.string {
-            guard let decoded = Data(base64Encoded: cursor).flatMap({ String(data: $0, encoding: .utf8) }).flatMap(Int.init) else {
+            guard let decoded = Data(base64Encoded: cursor).flatMap({ String(data: $0, encoding: .utf8) })
+                .flatMap({ SandboxNumbers.integer($0, in: 0...Int(Int32.max)) })
+            else {
                 return validationError("Invalid cursor '\(cursor)'", line: 1, column: 31)
             }
             offset = decoded
         }
         let matches = nearby(lat: lat, lon: lon, radius: radius, text: text.isEmpty ? nil : text, matchTopicKeys: false)
-        let start = min(matches.count, offset)
-        let pageItems = Array(matches[start..<min(matches.count, start + first)])
+        let window = SandboxNumbers.window(offset: offset, length: first, count: matches.count)
+        let start = window.lowerBound
+        let pageItems = Array(matches[window])
         let end = start + pageItems.count
         let edges = pageItems.map { group -> JSONValue in ["node": graphQLNode(group)] }
         let search: JSONValue = [

@@ -113,7 +113,7 @@ struct MessageBoardSandbox {
         }
         let record = try store.update(Self.storeDocument) { document -> JSONValue in
             var messages = try Self.messages(in: document, store: store)
-            let id = (messages.compactMap { $0["id"]?.int }.max() ?? 0) + 1
+            let id = SandboxNumbers.sum(messages.compactMap { $0["id"]?.int }.max() ?? 0, 1)
             let now = Self.timestamp(context.now, milliseconds: true)
             let record: JSONValue = [
                 "id": .int(id),

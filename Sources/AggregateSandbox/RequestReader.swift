@@ -224,7 +224,8 @@ final class RequestReader {
                     if trailer.isEmpty { return body }
                 }
             }
-            guard body.count + size <= maximumBodyBytes else {
+            // Compared by subtraction: `body.count + size` overflows for a size near Int.max.
+            guard size <= maximumBodyBytes - body.count else {
                 throw reject(413, "the body is larger than \(ByteCount.describe(maximumBodyBytes))")
             }
             guard let chunk = try readExactly(size, reject) else { return nil }

@@ -102,8 +102,11 @@ public struct SandboxFault: Sendable, Equatable, CustomStringConvertible {
         guard !items.isEmpty else { throw usageError(spec, "it is empty") }
 
         for item in items {
-            let parts = item.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            // Empty pieces are kept: '=' is a missing name, not a missing item (and never an empty array to index).
+            let parts = item.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+                .map { $0.trimmingCharacters(in: .whitespaces) }
             let name = parts[0].lowercased()
+            guard !name.isEmpty else { throw usageError(spec, "'\(item)' has no name before '='") }
             let value = parts.count > 1 ? parts[1] : nil
             guard seen.insert(name).inserted else { throw usageError(spec, "'\(name)' is given twice") }
 

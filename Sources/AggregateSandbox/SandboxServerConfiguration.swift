@@ -76,7 +76,7 @@ public struct SandboxServerConfiguration: Sendable {
         guard latency >= 0, latency.isFinite else {
             throw AggregateError(.usage, "--latency must be zero or more seconds, not \(latency)")
         }
-        guard idleTimeout > 0, maximumBodyBytes >= 0, maximumConnections > 0 else {
+        guard idleTimeout > 0, idleTimeout.isFinite, maximumBodyBytes >= 0, maximumConnections > 0 else {
             throw AggregateError(.usage, "the sandbox's idle timeout, body limit and connection limit must be positive")
         }
     }
