@@ -397,7 +397,7 @@ private struct Run: Sendable {
 
     /// One attempt: sends the request and follows redirects, attaching credentials only on the provider's host.
     private func sendFollowingRedirects(_ spec: HTTPRequestSpec, query: Query, attempt: Int) async throws -> HTTPResponse {
-        let trustedHost = query.baseURL.host?.lowercased()
+        let scope = CredentialScope(baseURL: query.baseURL)
         var method = spec.method
         var url = spec.url
         var body = spec.body
@@ -407,7 +407,7 @@ private struct Run: Sendable {
             var request = HTTPRequest(
                 method: method, url: url, headers: headers, body: body, timeout: options.timeout,
                 maxResponseBytes: options.maxResponseBytes)
-            if let credential = spec.credential, url.host?.lowercased() == trustedHost {
+            if let credential = spec.credential, scope.contains(url) {
                 switch credential {
                 case .bearer(let token): request.headers["Authorization"] = "Bearer \(token)"
                 case .header(let name, let value): request.headers[name] = value
@@ -427,7 +427,8 @@ private struct Run: Sendable {
                 body = nil
                 headers["Content-Type"] = nil
             }
-            url = next
+            // Leaving the provider's origin: no credential is attached there, and none may ride along in the query.
+            url = scope.contains(next) ? next : scope.stripped(next, credential: spec.credential, redactor: redactor)
         }
         throw AggregateError(.http, "too many redirects (more than 5)")
     }
