@@ -43,12 +43,44 @@ enum KivaSandbox {
 
     static let pageSize = KivaRequests.pageSize
 
+    /// What routes need from each loan, computed once rather than per request (ids are unique in the samples).
+    struct Precomputed: Sendable {
+        /// Each order's position of every loan, by id: sorting a subset is then a lookup, not a decimal parse.
+        var positions: [String: [String: Int]]
+        /// The folded words search matches against, by id.
+        var words: [String: Set<String>]
+        /// The listing and GraphQL shapes, by id.
+        var listings: [String: JSONValue]
+        var graphQL: [String: JSONValue]
+    }
+
+    static let precomputed: Precomputed = {
+        let ids = loans.map(key)
+        let orders = restSorts + ["loan_amount_desc", "random"]
+        let positions = Dictionary(uniqueKeysWithValues: orders.map { order in
+            (order, Dictionary(sorted(loans, by: order).enumerated().map { (key($1), $0) }, uniquingKeysWith: { first, _ in first }))
+        })
+        func byID(_ make: (JSONValue) -> JSONValue) -> [String: JSONValue] {
+            Dictionary(zip(ids, loans.map(make)), uniquingKeysWith: { first, _ in first })
+        }
+        let words = Dictionary(zip(ids, loans.map { Set(Self.words(searchText($0))) }), uniquingKeysWith: { first, _ in first })
+        return Precomputed(positions: positions, words: words, listings: byID(listing), graphQL: byID(graphQLLoan))
+    }()
+
+    private static func key(_ loan: JSONValue) -> String { loan["id"]?.idString ?? "" }
+
+    /// `loans` in `order`, from the precomputed positions (falling back to a full sort for an unknown order).
+    static func ordered(_ loans: [JSONValue], by order: String) -> [JSONValue] {
+        guard let positions = precomputed.positions[order] else { return sorted(loans, by: order) }
+        return loans.sorted { (positions[key($0)] ?? .max) < (positions[key($1)] ?? .max) }
+    }
+
     // MARK: REST v1
 
     static func restNewest(_ request: SandboxRequest) -> SandboxResponse {
         guard let page = pageNumber(request) else { return invalidPage(request) }
         let fundraising = loans.filter { $0["status"]?.string == "fundraising" }
-        return restPage(sorted(fundraising, by: "newest"), page: page, request: request)
+        return restPage(ordered(fundraising, by: "newest"), page: page, request: request)
     }
 
     static func restSearch(_ request: SandboxRequest) -> SandboxResponse {
@@ -86,7 +118,7 @@ enum KivaSandbox {
         guard restSorts.contains(order) else {
             return restError(400, code: "org.kiva.InvalidParameter", message: "sort_by must be one of \(restSorts.joined(separator: ", ")), not '\(order)'", request: request)
         }
-        return restPage(sorted(matches, by: order), page: page, request: request)
+        return restPage(ordered(matches, by: order), page: page, request: request)
     }
 
     /// `GET /v1/loans/<id,id,...>.json`: details (descriptions with texts, borrowers), at most 10 ids.
@@ -114,7 +146,7 @@ enum KivaSandbox {
         let slice = matches[SandboxNumbers.page(page, size: pageSize, count: matches.count)]
         let body: JSONValue = [
             "paging": ["page": .int(page), "total": .int(matches.count), "page_size": .int(pageSize), "pages": .int(pages)],
-            "loans": .array(slice.map(listing)),
+            "loans": .array(slice.map { precomputed.listings[key($0)] ?? listing($0) }),
         ]
         return .json(body, headers: rateLimitHeaders(request))
     }
@@ -264,11 +296,11 @@ enum KivaSandbox {
                 "expiringSoon": "expiration", "amountLeft": "amount_remaining", "loanAmount": "loan_amount",
                 "loanAmountDesc": "loan_amount_desc", "popularity": "popularity", "random": "random",
             ][order] ?? "newest"  // the sandbox has no repayment terms: repaymentTerm sorts by newest
-            matches = sorted(matches, by: restOrder)
+            matches = ordered(matches, by: restOrder)
         } else {
-            matches = sorted(matches, by: "newest")
+            matches = ordered(matches, by: "newest")
         }
-        let values = matches[SandboxNumbers.window(offset: offset.int ?? 0, length: limit.int ?? 20, count: matches.count)].map(graphQLLoan)
+        let values = matches[SandboxNumbers.window(offset: offset.int ?? 0, length: limit.int ?? 20, count: matches.count)].map { precomputed.graphQL[key($0)] ?? graphQLLoan($0) }
         return graphQLResponse(["lend": ["loans": ["totalCount": .int(matches.count), "values": .array(values)]]])
     }
 
@@ -395,13 +427,21 @@ enum KivaSandbox {
     // MARK: Matching
 
     static func matchesWords(_ text: String, _ loan: JSONValue) -> Bool {
+        let wanted = self.words(text)
+        if let words = precomputed.words[key(loan)] { return wanted.allSatisfy(words.contains) }
+        return wanted.allSatisfy(Set(words(searchText(loan))).contains)
+    }
+
+    /// The text search looks in: name, use, activity, sector, country, town and the description texts.
+    static func searchText(_ loan: JSONValue) -> String {
         let description = loan["description"]?["texts"]?.object?.members.compactMap(\.value.string) ?? []
         let fields = [loan["name"], loan["use"], loan["activity"], loan["sector"], loan["location"]?["country"], loan["location"]?["town"]]
             .compactMap { $0?.string } + description
         // Whole words, as a search index matches them: "leon" finds León, not Sierra Leone.
-        let words = Set(words(fields.joined(separator: " ")))
-        return self.words(text).allSatisfy(words.contains)
+        return fields.joined(separator: " ")
     }
+
+    private static let posix = Locale(identifier: "en_US_POSIX")
 
     /// `text` folded and split into words at anything that is not a letter or a digit.
     static func words(_ text: String) -> [String] {
@@ -428,7 +468,7 @@ enum KivaSandbox {
     }
 
     static func fold(_ text: String) -> String {
-        text.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: Locale(identifier: "en_US_POSIX"))
+        text.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: posix)
     }
 
     /// An amount as GraphQL sends money: a string with two decimals.

@@ -54,6 +54,27 @@ enum MeetupSandbox {
     /// The bundled groups, parsed once.
     static let groups: [JSONValue] = (try? JSONParser().parse(MeetupSampleData.groupsJSON))?.array ?? []
 
+    /// What search needs from each group, computed once rather than per request.
+    struct IndexedGroup: Sendable {
+        var group: JSONValue
+        var graphQLNode: JSONValue
+        var lat: Double?
+        var lon: Double?
+        var id: Int
+        /// Folded topic url keys (v2 `topic=` matches these exactly).
+        var topicKeys: [String]
+        /// Folded name, description and topic names (GraphQL `query` matches inside these).
+        var texts: [String]
+    }
+
+    static let index: [IndexedGroup] = groups.map { group in
+        let topics = group["topics"]?.array ?? []
+        return IndexedGroup(
+            group: group, graphQLNode: graphQLNode(group), lat: group["lat"]?.double, lon: group["lon"]?.double, id: group["id"]?.int ?? 0,
+            topicKeys: topics.compactMap { $0["urlkey"]?.string }.map(fold),
+            texts: ([group["name"]?.string, group["description"]?.string] + topics.map { $0["name"]?.string }).compactMap { $0 }.map(fold))
+    }
+
     /// The largest v2 `offset` (a page index) the sandbox accepts; beyond it a request is a 400, as a bad number is.
     static let maximumOffset = 1_000_000
 
@@ -88,7 +109,7 @@ enum MeetupSandbox {
         }
         let matches = nearby(lat: lat, lon: lon, radius: radius, text: request.queryValue("topic"), matchTopicKeys: true)
         let window = SandboxNumbers.page(offset + 1, size: pageSize, count: matches.count)
-        let pageItems = Array(matches[window])
+        let pageItems = matches[window].map(\.group)
         let hasNext = window.upperBound < matches.count
         var nextQuery = request.query.filter { $0.name != "offset" }
         nextQuery.append((name: "offset", value: String(offset + 1)))
@@ -165,9 +186,9 @@ enum MeetupSandbox {
         let matches = nearby(lat: lat, lon: lon, radius: radius, text: text.isEmpty ? nil : text, matchTopicKeys: false)
         let window = SandboxNumbers.window(offset: offset, length: first, count: matches.count)
         let start = window.lowerBound
-        let pageItems = Array(matches[window])
+        let pageItems = matches[window]
         let end = start + pageItems.count
-        let edges = pageItems.map { group -> JSONValue in ["node": graphQLNode(group)] }
+        let edges = pageItems.map { group -> JSONValue in ["node": group.graphQLNode] }
         let search: JSONValue = [
             "pageInfo": ["hasNextPage": .bool(end < matches.count), "endCursor": .string(Data(String(end).utf8).base64EncodedString())],
             // As the real API does, totalCount reports the page size rather than all matches.
@@ -223,28 +244,27 @@ enum MeetupSandbox {
     // MARK: Search
 
     /// Groups within `radius` miles of the point, nearest first, optionally matching `text`.
-    static func nearby(lat: Double, lon: Double, radius: Double, text: String?, matchTopicKeys: Bool) -> [JSONValue] {
+    static func nearby(lat: Double, lon: Double, radius: Double, text: String?, matchTopicKeys: Bool) -> [IndexedGroup] {
         let needle = text.map(fold)
-        return groups.compactMap { group -> (JSONValue, Double)? in
-            guard let groupLat = group["lat"]?.double, let groupLon = group["lon"]?.double else { return nil }
+        return index.compactMap { group -> (IndexedGroup, Double)? in
+            guard let groupLat = group.lat, let groupLon = group.lon else { return nil }
             let distance = miles(lat, lon, groupLat, groupLon)
             guard distance <= radius else { return nil }
             if let needle, !needle.isEmpty {
-                let topics = group["topics"]?.array ?? []
-                let haystack = matchTopicKeys
-                    ? topics.compactMap { $0["urlkey"]?.string }.map(fold)
-                    : ([group["name"]?.string, group["description"]?.string] + topics.map { $0["name"]?.string }).compactMap { $0 }.map(fold)
-                guard haystack.contains(where: { matchTopicKeys ? $0 == needle : $0.contains(needle) }) else { return nil }
+                let found = matchTopicKeys ? group.topicKeys.contains(needle) : group.texts.contains { $0.contains(needle) }
+                guard found else { return nil }
             }
             return (group, distance)
         }
-        .sorted { $0.1 != $1.1 ? $0.1 < $1.1 : ($0.0["id"]?.int ?? 0) < ($1.0["id"]?.int ?? 0) }
+        .sorted { $0.1 != $1.1 ? $0.1 < $1.1 : $0.0.id < $1.0.id }
         .map(\.0)
     }
 
     private static func fold(_ text: String) -> String {
-        text.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: Locale(identifier: "en_US_POSIX"))
+        text.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: posix)
     }
+
+    private static let posix = Locale(identifier: "en_US_POSIX")
 
     /// Great-circle distance in miles.
     static func miles(_ lat1: Double, _ lon1: Double, _ lat2: Double, _ lon2: Double) -> Double {
