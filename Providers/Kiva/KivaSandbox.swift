@@ -13,17 +13,10 @@ extension KivaProvider {
     public static func sandboxResponse(for request: SandboxRequest, context: SandboxContext) -> SandboxResponse? {
         let path = request.path
         guard path == "/graphql" || path.hasPrefix("/v1/") else { return nil }
-        switch (request.method, path) {
-        case ("POST", "/graphql"), ("GET", "/graphql"): return KivaSandbox.graphQL(request)
-        case ("GET", "/v1/loans/newest.json"): return KivaSandbox.restNewest(request)
-        case ("GET", "/v1/loans/search.json"): return KivaSandbox.restSearch(request)
-        case ("GET", "/v1/templates/images.json"): return KivaSandbox.restTemplates(request)
-        case ("GET", _) where path.hasPrefix("/v1/loans/") && path.hasSuffix(".json"): return KivaSandbox.restDetails(request)
-        case ("GET", _): return KivaSandbox.restError(404, code: "org.kiva.NotFound", message: "No such API method: \(path)", request: request)
-        default:
-            // "The Kiva API currently only supports fetching data."
-            return KivaSandbox.restError(405, code: "org.kiva.MethodNotAllowed", message: "\(request.method) is not supported; the API only fetches data", request: request)
-        }
+        // Every Kiva answer depends on the method, path, query and body only, so repeated requests reuse it.
+        guard request.body.count <= 16 << 10 else { return KivaSandbox.route(request) }
+        let key = SandboxResponseMemo.key(request, extra: [String(decoding: request.body, as: UTF8.self)])
+        return KivaSandbox.memo.response(for: key) { KivaSandbox.route(request) }
     }
 
     public static func sandboxFaultResponse(status: Int, request: SandboxRequest, context: SandboxContext) -> SandboxResponse? {
@@ -38,6 +31,24 @@ extension KivaProvider {
 }
 
 enum KivaSandbox {
+    static let memo = SandboxResponseMemo()
+
+    /// The answer to a request for one of Kiva's paths.
+    static func route(_ request: SandboxRequest) -> SandboxResponse {
+        let path = request.path
+        switch (request.method, path) {
+        case ("POST", "/graphql"), ("GET", "/graphql"): return KivaSandbox.graphQL(request)
+        case ("GET", "/v1/loans/newest.json"): return KivaSandbox.restNewest(request)
+        case ("GET", "/v1/loans/search.json"): return KivaSandbox.restSearch(request)
+        case ("GET", "/v1/templates/images.json"): return KivaSandbox.restTemplates(request)
+        case ("GET", _) where path.hasPrefix("/v1/loans/") && path.hasSuffix(".json"): return KivaSandbox.restDetails(request)
+        case ("GET", _): return KivaSandbox.restError(404, code: "org.kiva.NotFound", message: "No such API method: \(path)", request: request)
+        default:
+            // "The Kiva API currently only supports fetching data."
+            return KivaSandbox.restError(405, code: "org.kiva.MethodNotAllowed", message: "\(request.method) is not supported; the API only fetches data", request: request)
+        }
+    }
+
     /// The bundled loans (REST v1 detail shape, older shapes included), parsed once.
     static let loans: [JSONValue] = (try? JSONParser().parse(KivaSampleData.loansJSON))?.array ?? []
 

@@ -12,8 +12,14 @@ extension MeetupProvider {
 
     public static func sandboxResponse(for request: SandboxRequest, context: SandboxContext) -> SandboxResponse? {
         switch (request.method, request.path) {
-        case ("GET", "/2/groups"), ("GET", "/2/groups.json"): return MeetupSandbox.v2Groups(request, context: context)
-        case ("POST", "/gql-ext"): return MeetupSandbox.graphQL(request)
+        case ("GET", "/2/groups"), ("GET", "/2/groups.json"):
+            // Answers depend only on the request and the base URL its links point to, so repeats reuse them.
+            let key = SandboxResponseMemo.key(request, extra: [context.baseURL.absoluteString])
+            return MeetupSandbox.memo.response(for: key) { MeetupSandbox.v2Groups(request, context: context) }
+        case ("POST", "/gql-ext"):
+            guard request.body.count <= 16 << 10 else { return MeetupSandbox.graphQL(request) }
+            let key = SandboxResponseMemo.key(request, extra: [request.bearerToken ?? "", String(decoding: request.body, as: UTF8.self)])
+            return MeetupSandbox.memo.response(for: key) { MeetupSandbox.graphQL(request) }
         case ("POST", "/gql"): return MeetupSandbox.retiredEndpoint()
         case (_, "/2/groups"), (_, "/2/groups.json"), (_, "/gql-ext"):
             return .json(["code": "method_not_allowed", "problem": .string("\(request.method) is not supported here")], status: 405)
@@ -51,6 +57,8 @@ private func reason(_ status: Int) -> String {
 }
 
 enum MeetupSandbox {
+    static let memo = SandboxResponseMemo()
+
     /// The bundled groups, parsed once.
     static let groups: [JSONValue] = (try? JSONParser().parse(MeetupSampleData.groupsJSON))?.array ?? []
 
@@ -124,7 +132,8 @@ enum MeetupSandbox {
             "title": "Meetup Groups v2",
             "url": .string(url(context.baseURL, "/2/groups", request.query)),
             "id": "",
-            "updated": .number(String(Int64(context.now.timeIntervalSince1970 * 1000))),
+            // When the newest of these groups changed (the samples keep only `created`), not the time of the request.
+            "updated": .number(String(matches.compactMap { $0.group["created"]?.int }.max() ?? 0)),
             "lat": .double(lat),
         ]
         return .json(["results": .array(pageItems), "meta": meta], headers: rateLimitHeaders)

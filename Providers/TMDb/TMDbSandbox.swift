@@ -93,6 +93,14 @@ enum TMDbSandbox {
         }
         if route == .unknown { return notFound() }
         if let rejection = authenticate(request) { return rejection }
+        // Past authentication, answers depend only on the route, the query and the drift setting.
+        let key = SandboxResponseMemo.key(request, extra: [context.settings[popularDriftSetting] ?? ""])
+        return memo.response(for: key) { answer(route, request: request, context: context) }
+    }
+
+    static let memo = SandboxResponseMemo()
+
+    private static func answer(_ route: Route, request: SandboxRequest, context: SandboxContext) -> SandboxResponse {
         switch route {
         case .configuration: return .json(configuration, headers: headers)
         case .searchMovie: return search(request)

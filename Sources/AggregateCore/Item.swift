@@ -145,7 +145,6 @@ extension Item {
 /// ISO 8601 dates as the JSON contract writes them: UTC, whole seconds, `Z`.
 public enum ISO8601 {
     // Formatters are costly to create and these run for every item written or read, so they are made once.
-    private static let output = LockedFormatter(utcFormatter(format: "yyyy-MM-dd'T'HH:mm:ss'Z'"))
     private static let plainDate = LockedFormatter(utcFormatter(format: "yyyy-MM-dd"))
     private static let internetDateTime = LockedFormatter(ISO8601DateFormatter(options: [.withInternetDateTime]))
     private static let internetDateTimeWithFraction = LockedFormatter(
@@ -153,8 +152,7 @@ public enum ISO8601 {
 
     /// `date` as e.g. `2002-10-08T17:22:14Z`.
     public static func string(from date: Date) -> String {
-        let seconds = Int64((date.timeIntervalSince1970).rounded(.down))
-        return output.withLock { $0.string(from: Date(timeIntervalSince1970: TimeInterval(seconds))) }
+        UTCTimestamp.iso8601(date)
     }
 
     /// Parses ISO 8601 date-times with `Z` or an offset, with or without fractional seconds,
@@ -162,6 +160,7 @@ public enum ISO8601 {
     public static func date(from text: String) -> Date? {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
         guard !trimmed.isEmpty else { return nil }
+        if let date = UTCTimestamp.date(fromISO8601: trimmed) { return date }
         if let date = internetDateTimeWithFraction.withLock({ $0.date(from: trimmed) }) { return date }
         if let date = internetDateTime.withLock({ $0.date(from: trimmed) }) { return date }
         if trimmed.count == 10 { return plainDate.withLock { $0.date(from: trimmed) } }
