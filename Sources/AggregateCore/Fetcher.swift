@@ -18,17 +18,21 @@ public struct FetchOptions: Sendable {
     public var now: @Sendable () -> Date
     /// Receives progress and trace events (for `--verbose` and progress lines).
     public var events: @Sendable (FetchEvent) -> Void
+    /// Whether results keep every page's raw body (for `--raw`); without it only the parsed items stay in memory.
+    public var keepsRawBodies: Bool
 
     /// Creates options with the documented defaults.
     public init(
         timeout: TimeInterval = 15, maxResponseBytes: Int = 32 << 20, maxPages: Int = 50,
         maxConcurrentPages: Int = 4, retry: RetryPolicy = RetryPolicy(),
         sleep: @escaping @Sendable (TimeInterval) async throws -> Void = { seconds in
-            try await Task.sleep(nanoseconds: UInt64(max(0, seconds) * 1_000_000_000))
+            try await Task.sleep(nanoseconds: Nanoseconds.from(seconds: seconds))
         },
         now: @escaping @Sendable () -> Date = { Date() },
-        events: @escaping @Sendable (FetchEvent) -> Void = { _ in }
+        events: @escaping @Sendable (FetchEvent) -> Void = { _ in },
+        keepsRawBodies: Bool = true
     ) {
+        self.keepsRawBodies = keepsRawBodies
         self.timeout = timeout
         self.maxResponseBytes = maxResponseBytes
         self.maxPages = maxPages
@@ -148,7 +152,7 @@ public struct Fetcher: Sendable {
         query.now = options.now()
         let redactor = Self.redactor(for: provider, query: query)
         let run = Run(fetcher: self, provider: provider, stats: stats, redactor: redactor)
-        var collected = Collected()
+        var collected = Collected(keepsRawBodies: options.keepsRawBodies)
         var failure: AggregateError?
         do {
             try provider.configure(&query)
@@ -186,6 +190,7 @@ public struct Fetcher: Sendable {
 
 /// What a run has gathered so far.
 private struct Collected {
+    var keepsRawBodies: Bool
     var items: [Item] = []
     var seenIDs: Set<String> = []
     var rawBodies: [Data] = []
@@ -196,7 +201,7 @@ private struct Collected {
     /// Adds items not seen before; returns their ids in page order.
     mutating func add(_ page: Page, body: Data) -> [String] {
         pages += 1
-        rawBodies.append(body)
+        if keepsRawBodies { rawBodies.append(body) }
         if totalCount == nil { totalCount = page.totalCount }
         for item in page.items where seenIDs.insert(item.id).inserted {
             items.append(item)
@@ -449,7 +454,7 @@ private struct Run: Sendable {
         let response = try await withThrowingTaskGroup(of: HTTPResponse?.self) { group in
             group.addTask { try await transport.send(request) }
             group.addTask {
-                try? await Task.sleep(nanoseconds: UInt64(timeout * 1_000_000_000))
+                try? await Task.sleep(nanoseconds: Nanoseconds.from(seconds: timeout))
                 return nil
             }
             defer { group.cancelAll() }
@@ -465,7 +470,8 @@ private struct Run: Sendable {
     }
 
     static func seconds(_ value: TimeInterval) -> String {
-        value.rounded() == value ? "\(Int(value)) s" : String(format: "%.1f s", value)
+        guard value.isFinite, abs(value) < 1e15 else { return "\(value) s" }
+        return value.rounded() == value ? "\(Int(value)) s" : String(format: "%.1f s", value)
     }
 
     // MARK: Errors

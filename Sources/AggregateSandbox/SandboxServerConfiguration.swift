@@ -76,8 +76,15 @@ public struct SandboxServerConfiguration: Sendable {
     }
 
     /// Checks values a caller could get wrong.
-    /// - Throws: ``AggregateError`` of kind `usage`.
+    /// - Throws: ``AggregateError`` of kind `usage`, or `config` for a data directory that is not one.
     func validate() throws {
+        if let directory = store?.directory {
+            var isDirectory: ObjCBool = false
+            // A file where the directory should be would only fail later, on every write, with a 500.
+            if FileManager.default.fileExists(atPath: directory.path, isDirectory: &isDirectory), !isDirectory.boolValue {
+                throw AggregateError(.config, "the data directory \(directory.path) is a file, not a directory: pass --data-dir with a directory")
+            }
+        }
         guard (0...1).contains(failRate) else {
             throw AggregateError(.usage, "--fail-rate must be between 0 and 1, not \(failRate)")
         }

@@ -48,8 +48,8 @@ struct CommonOptions: Sendable, Equatable {
             format = value
         }
         if let text = parsed.value("timeout") {
-            guard let value = Double(text), value > 0, value <= 3600 else {
-                throw AggregateError(.usage, "--timeout must be a number of seconds above 0 (at most 3600), not '\(text)'")
+            guard let value = DecimalText.number(text, in: 0.01...3600) else {
+                throw AggregateError(.usage, "--timeout must be a decimal number of seconds from 0.01 to 3600, not '\(text)'")
             }
             timeout = value
         }

@@ -132,7 +132,7 @@ struct InvocationRunner: Sendable {
 
     /// The fetcher for `invocation`: the sandbox in-process when offline, the network otherwise.
     func fetcher(for invocation: ProviderInvocation, cache: RunCache, transport: (any HTTPTransport)? = nil) -> Fetcher {
-        let options = FetchOptions(timeout: invocation.common.timeout, events: events)
+        let options = FetchOptions(timeout: invocation.common.timeout, events: events, keepsRawBodies: invocation.common.raw)
         if invocation.common.offline {
             let store = SandboxStore(directory: context.dataDirectory)
             return Fetcher(transport: SandboxTransport(registry: context.registry, store: store), options: options, source: .offline, cache: cache)
@@ -183,7 +183,11 @@ enum ProviderCommand {
     static func run(_ arguments: [String], context: Context) async -> ExitCode {
         let invocation: ProviderInvocation
         do {
-            invocation = try ProviderInvocation.parse(arguments, registry: context.registry, standardInput: context.readStandardInput)
+            // A parameter given as '-' reads standard input to its end, which blocks: not on the cooperative pool.
+            let (registry, readStandardInput) = (context.registry, context.readStandardInput)
+            invocation = try await BlockingWork.run { () throws(AggregateError) -> ProviderInvocation in
+                try ProviderInvocation.parse(arguments, registry: registry, standardInput: readStandardInput)
+            }
         } catch {
             return Diagnostics.report(error, console: context.console, usage: usageLine(for: arguments, registry: context.registry))
         }
