@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// Work that blocks a thread (reading standard input to its end, waiting for a file lock), run where it cannot
 /// stall Swift's cooperative thread pool: on a thread of its own, awaited without holding a pool thread.

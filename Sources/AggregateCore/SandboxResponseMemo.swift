@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// Answers of a deterministic sandbox route, kept per request so a repeated request is answered without
 /// filtering, sorting and serializing its body again.
