@@ -91,6 +91,8 @@ struct Context: Sendable {
     var dataDirectory: URL
     /// The live transport (tests may inject another).
     var makeTransport: @Sendable () -> any HTTPTransport = { URLSessionTransport() }
+    /// Waits between retries; tests replace it so that retries run without waiting (`nil`: really wait).
+    var retrySleep: (@Sendable (TimeInterval) async throws -> Void)? = nil
     /// Reads all of standard input.
     var readStandardInput: @Sendable () -> String? = {
         let data = FileHandle.standardInput.readDataToEndOfFile()
@@ -132,7 +134,8 @@ struct InvocationRunner: Sendable {
 
     /// The fetcher for `invocation`: the sandbox in-process when offline, the network otherwise.
     func fetcher(for invocation: ProviderInvocation, cache: RunCache, transport: (any HTTPTransport)? = nil) -> Fetcher {
-        let options = FetchOptions(timeout: invocation.common.timeout, events: events, keepsRawBodies: invocation.common.raw)
+        var options = FetchOptions(timeout: invocation.common.timeout, events: events, keepsRawBodies: invocation.common.raw)
+        if let sleep = context.retrySleep { options.sleep = sleep }
         if invocation.common.offline {
             let store = SandboxStore(directory: context.dataDirectory)
             return Fetcher(transport: SandboxTransport(registry: context.registry, store: store), options: options, source: .offline, cache: cache)
