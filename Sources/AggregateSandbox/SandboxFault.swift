@@ -262,8 +262,12 @@ public struct SandboxFault: Sendable, Equatable, CustomStringConvertible {
         return Int(bytes)
     }
 
+    /// The shortest text ``parseDuration(_:spec:)`` reads back as exactly `delay` (found by fuzzing: rounding to
+    /// whole milliseconds changed `delay=.5ms` into `1ms`).
     private static func describe(_ delay: TimeInterval) -> String {
-        if delay < 1 || delay != delay.rounded() { return "\(Int((delay * 1000).rounded()))ms" }
-        return "\(Int(delay))s"
+        if delay >= 1, delay == delay.rounded() { return "\(Int(delay))s" }
+        let milliseconds = (delay * 1000).rounded()
+        if Double(Int(milliseconds)) * 0.001 == delay { return "\(Int(milliseconds))ms" }
+        return "\(delay)s"
     }
 }

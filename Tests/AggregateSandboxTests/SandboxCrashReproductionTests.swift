@@ -49,3 +49,12 @@ import Testing
         #expect(try next.readResponse()?.status == 200)
     }
 }
+
+/// Found by the `fault-spec` fuzzer: a fault's description must read back as the same fault.
+@Suite struct SandboxFaultRoundTripTests {
+    @Test(arguments: ["delay=.5ms", "delay=0.123s", "delay=1.5s", "delay=2s", "delay=999ms", "delay=0.0001", "delay=3599.9999s"])
+    func delaysRoundTripThroughTheirDescription(_ spec: String) throws {
+        let fault = try SandboxFault.parse(spec)
+        #expect(try SandboxFault.parse(fault.description) == fault, "\(fault)")
+    }
+}
