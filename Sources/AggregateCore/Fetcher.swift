@@ -21,17 +21,21 @@ public struct FetchOptions: Sendable {
     /// Whether plain `http://` may go to hosts other than this machine (`--allow-http`); see ``PlainHTTP``.
     /// Off by default: such requests are refused before anything is sent. When on, each run warns once.
     public var allowHTTP = false
+    /// Whether results keep every page's raw body (for `--raw`); without it only the parsed items stay in memory.
+    public var keepsRawBodies: Bool
 
     /// Creates options with the documented defaults.
     public init(
         timeout: TimeInterval = 15, maxResponseBytes: Int = 32 << 20, maxPages: Int = 50,
         maxConcurrentPages: Int = 4, retry: RetryPolicy = RetryPolicy(),
         sleep: @escaping @Sendable (TimeInterval) async throws -> Void = { seconds in
-            try await Task.sleep(nanoseconds: UInt64(max(0, seconds) * 1_000_000_000))
+            try await Task.sleep(nanoseconds: Nanoseconds.from(seconds: seconds))
         },
         now: @escaping @Sendable () -> Date = { Date() },
-        events: @escaping @Sendable (FetchEvent) -> Void = { _ in }
+        events: @escaping @Sendable (FetchEvent) -> Void = { _ in },
+        keepsRawBodies: Bool = true
     ) {
+        self.keepsRawBodies = keepsRawBodies
         self.timeout = timeout
         self.maxResponseBytes = maxResponseBytes
         self.maxPages = maxPages
@@ -153,7 +157,7 @@ public struct Fetcher: Sendable {
         query.now = options.now()
         let redactor = Self.redactor(for: provider, query: query)
         let run = Run(fetcher: self, provider: provider, stats: stats, redactor: redactor)
-        var collected = Collected()
+        var collected = Collected(keepsRawBodies: options.keepsRawBodies)
         var failure: AggregateError?
         if options.allowHTTP, PlainHTTP.leavesThisMachine(query.baseURL) {
             options.events(FetchEvent(provider: name, kind: .warning(PlainHTTP.warning(host: query.baseURL.host ?? "?"))))
@@ -194,6 +198,7 @@ public struct Fetcher: Sendable {
 
 /// What a run has gathered so far.
 private struct Collected {
+    var keepsRawBodies: Bool
     var items: [Item] = []
     var seenIDs: Set<String> = []
     var rawBodies: [Data] = []
@@ -204,7 +209,7 @@ private struct Collected {
     /// Adds items not seen before; returns their ids in page order.
     mutating func add(_ page: Page, body: Data) -> [String] {
         pages += 1
-        rawBodies.append(body)
+        if keepsRawBodies { rawBodies.append(body) }
         if totalCount == nil { totalCount = page.totalCount }
         for item in page.items where seenIDs.insert(item.id).inserted {
             items.append(item)
@@ -410,7 +415,7 @@ private struct Run: Sendable {
 
     /// One attempt: sends the request and follows redirects, attaching credentials only on the provider's host.
     private func sendFollowingRedirects(_ spec: HTTPRequestSpec, query: Query, attempt: Int) async throws -> HTTPResponse {
-        let trustedHost = query.baseURL.host?.lowercased()
+        let scope = CredentialScope(baseURL: query.baseURL)
         var method = spec.method
         var url = spec.url
         var body = spec.body
@@ -420,7 +425,7 @@ private struct Run: Sendable {
             var request = HTTPRequest(
                 method: method, url: url, headers: headers, body: body, timeout: options.timeout,
                 maxResponseBytes: options.maxResponseBytes)
-            if let credential = spec.credential, url.host?.lowercased() == trustedHost {
+            if let credential = spec.credential, scope.contains(url) {
                 switch credential {
                 case .bearer(let token): request.headers["Authorization"] = "Bearer \(token)"
                 case .header(let name, let value): request.headers[name] = value
@@ -440,7 +445,8 @@ private struct Run: Sendable {
                 body = nil
                 headers["Content-Type"] = nil
             }
-            url = next
+            // Leaving the provider's origin: no credential is attached there, and none may ride along in the query.
+            url = scope.contains(next) ? next : scope.stripped(next, credential: spec.credential, redactor: redactor)
         }
         throw AggregateError(.http, "too many redirects (more than 5)")
     }
@@ -461,7 +467,7 @@ private struct Run: Sendable {
         let response = try await withThrowingTaskGroup(of: HTTPResponse?.self) { group in
             group.addTask { try await transport.send(request) }
             group.addTask {
-                try? await Task.sleep(nanoseconds: UInt64(timeout * 1_000_000_000))
+                try? await Task.sleep(nanoseconds: Nanoseconds.from(seconds: timeout))
                 return nil
             }
             defer { group.cancelAll() }
@@ -477,7 +483,8 @@ private struct Run: Sendable {
     }
 
     static func seconds(_ value: TimeInterval) -> String {
-        value.rounded() == value ? "\(Int(value)) s" : String(format: "%.1f s", value)
+        guard value.isFinite, abs(value) < 1e15 else { return "\(value) s" }
+        return value.rounded() == value ? "\(Int(value)) s" : String(format: "%.1f s", value)
     }
 
     // MARK: Errors

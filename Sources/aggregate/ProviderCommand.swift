@@ -108,6 +108,8 @@ struct Context: Sendable {
     var dataDirectory: URL
     /// The live transport (tests may inject another).
     var makeTransport: @Sendable () -> any HTTPTransport = { URLSessionTransport() }
+    /// Waits between retries; tests replace it so that retries run without waiting (`nil`: really wait).
+    var retrySleep: (@Sendable (TimeInterval) async throws -> Void)? = nil
     /// Reads all of standard input, as bytes: the caller decides what text encoding they must be in.
     var readStandardInput: @Sendable () -> Data? = { FileHandle.standardInput.readDataToEndOfFile() }
 
@@ -146,8 +148,11 @@ struct InvocationRunner: Sendable {
 
     /// The fetcher for `invocation`: the sandbox in-process when offline, the network otherwise.
     func fetcher(for invocation: ProviderInvocation, cache: RunCache, transport: (any HTTPTransport)? = nil) -> Fetcher {
-        var options = FetchOptions(timeout: invocation.common.timeout, events: events)
+        // --verbose reads the bodies again afterwards to report repairs (lone surrogates), so it keeps them too.
+        var options = FetchOptions(
+            timeout: invocation.common.timeout, events: events, keepsRawBodies: invocation.common.raw || invocation.common.verbose)
         options.allowHTTP = invocation.common.allowHTTP
+        if let sleep = context.retrySleep { options.sleep = sleep }
         if invocation.common.offline {
             let store = SandboxStore(directory: context.dataDirectory)
             return Fetcher(transport: SandboxTransport(registry: context.registry, store: store), options: options, source: .offline, cache: cache)
@@ -200,7 +205,11 @@ enum ProviderCommand {
         let invocation: ProviderInvocation
         do {
             let settings = try SettingsSources(context: context)
-            invocation = try ProviderInvocation.parse(arguments, registry: context.registry, standardInput: context.readStandardInput, settings: settings)
+            // A parameter given as '-' reads standard input to its end, which blocks: not on the cooperative pool.
+            let (registry, readStandardInput) = (context.registry, context.readStandardInput)
+            invocation = try await BlockingWork.run { () throws(AggregateError) -> ProviderInvocation in
+                try ProviderInvocation.parse(arguments, registry: registry, standardInput: readStandardInput, settings: settings)
+            }
         } catch where error.kind == .config {
             return Diagnostics.report(error, console: context.console)
         } catch {
