@@ -139,6 +139,11 @@ enum MessageBoardErrors {
                     httpStatus: status)
             }
             return AggregateError(.http, "not saved: the board rejected the message (\(describe(response)))", httpStatus: status)
+        case 429:
+            // Writes are never retried (RetryPolicy), so "retries ran out" would be untrue here.
+            return AggregateError(
+                .rateLimited, "not saved: the board is rate limiting (HTTP 429), and a POST is never retried; wait before posting again",
+                httpStatus: status)
         case 500...599:
             return AggregateError(
                 .http,

@@ -179,7 +179,7 @@ public enum TwitterArchive {
     /// Reads `Sat Nov 09 12:14:18 +0000 2024`, `2017-12-31 17:20:21 +0000` (late Grailbird) and ISO 8601
     /// (`2022-11-03T09:20:26.000Z`).
     public static func parseDate(_ text: String) -> Date? {
-        if let date = FastDates.twitter(text) ?? FastDates.iso8601(text) ?? TwitterV11.date(text) { return date }
+        if let date = UTCTimestamp.date(fromTwitter: text) ?? UTCTimestamp.date(fromISO8601: text) ?? TwitterV11.date(text) { return date }
         if let date = grailbirdFormatter.withLock({ $0.date(from: text) }) { return date }
         return isoFormatter.withLock { $0.date(from: text) } ?? isoPlainFormatter.withLock { $0.date(from: text) }
     }

@@ -235,7 +235,7 @@ enum TwitterV11 {
 
     /// Parses v1.1's `Wed Oct 10 20:19:24 +0000 2018`.
     static func date(_ text: String) -> Date? {
-        FastDates.twitter(text) ?? dateFormatter.withLock { $0.date(from: text) }
+        UTCTimestamp.date(fromTwitter: text) ?? dateFormatter.withLock { $0.date(from: text) }
     }
 
     /// The format needs the POSIX locale: day and month names are English whatever the user's locale.

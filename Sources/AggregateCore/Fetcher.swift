@@ -24,17 +24,21 @@ public struct FetchOptions: Sendable {
     /// Whether plain `http://` may go to hosts other than this machine (`--allow-http`); see ``PlainHTTP``.
     /// Off by default: such requests are refused before anything is sent. When on, each run warns once.
     public var allowHTTP = false
+    /// Whether results keep every page's raw body (for `--raw`); without it only the parsed items stay in memory.
+    public var keepsRawBodies: Bool
 
     /// Creates options with the documented defaults.
     public init(
         timeout: TimeInterval = 15, maxResponseBytes: Int = 32 << 20, maxPages: Int = 50,
         maxConcurrentPages: Int = 4, retry: RetryPolicy = RetryPolicy(),
         sleep: @escaping @Sendable (TimeInterval) async throws -> Void = { seconds in
-            try await Task.sleep(nanoseconds: UInt64(max(0, seconds) * 1_000_000_000))
+            try await Task.sleep(nanoseconds: Nanoseconds.from(seconds: seconds))
         },
         now: @escaping @Sendable () -> Date = { Date() },
-        events: @escaping @Sendable (FetchEvent) -> Void = { _ in }
+        events: @escaping @Sendable (FetchEvent) -> Void = { _ in },
+        keepsRawBodies: Bool = true
     ) {
+        self.keepsRawBodies = keepsRawBodies
         self.timeout = timeout
         self.maxResponseBytes = maxResponseBytes
         self.maxPages = maxPages
@@ -156,7 +160,7 @@ public struct Fetcher: Sendable {
         query.now = options.now()
         let redactor = Self.redactor(for: provider, query: query)
         let run = Run(fetcher: self, provider: provider, stats: stats, redactor: redactor)
-        var collected = Collected()
+        var collected = Collected(keepsRawBodies: options.keepsRawBodies)
         var failure: AggregateError?
         if options.allowHTTP, PlainHTTP.leavesThisMachine(query.baseURL) {
             options.events(FetchEvent(provider: name, kind: .warning(PlainHTTP.warning(host: query.baseURL.host ?? "?"))))
@@ -197,6 +201,7 @@ public struct Fetcher: Sendable {
 
 /// What a run has gathered so far.
 private struct Collected {
+    var keepsRawBodies: Bool
     var items: [Item] = []
     var seenIDs: Set<String> = []
     var rawBodies: [Data] = []
@@ -207,7 +212,7 @@ private struct Collected {
     /// Adds items not seen before; returns their ids in page order.
     mutating func add(_ page: Page, body: Data) -> [String] {
         pages += 1
-        rawBodies.append(body)
+        if keepsRawBodies { rawBodies.append(body) }
         if totalCount == nil { totalCount = page.totalCount }
         for item in page.items where seenIDs.insert(item.id).inserted {
             items.append(item)

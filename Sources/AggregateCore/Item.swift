@@ -145,8 +145,6 @@ extension Item {
 /// ISO 8601 dates as the JSON contract writes them: UTC, whole seconds, `Z`.
 public enum ISO8601 {
     // Formatters are costly to create and these run for every item written or read, so they are made once.
-    private static let output = LockedFormatter(utcFormatter(format: "yyyy-MM-dd'T'HH:mm:ss'Z'"))
-    private static let outputWithMilliseconds = LockedFormatter(utcFormatter(format: "yyyy-MM-dd'T'HH:mm:ss.SSS'Z'"))
     private static let plainDate = LockedFormatter(utcFormatter(format: "yyyy-MM-dd"))
     private static let internetDateTime = LockedFormatter(ISO8601DateFormatter(options: [.withInternetDateTime]))
     private static let internetDateTimeWithFraction = LockedFormatter(
@@ -154,10 +152,7 @@ public enum ISO8601 {
 
     /// `date` as e.g. `2002-10-08T17:22:14Z`.
     public static func string(from date: Date) -> String {
-        let year = Int(date.timeIntervalSince1970 / 31_556_952) + 1970
-        if (1000...9999).contains(year) { return FastDates.iso8601String(date) }
-        let seconds = Int64((date.timeIntervalSince1970).rounded(.down))
-        return output.withLock { $0.string(from: Date(timeIntervalSince1970: TimeInterval(seconds))) }
+        UTCTimestamp.iso8601(date)
     }
 
     /// `text` (an ISO 8601 date-time) in UTC at the precision it was given: `…01.302Z` keeps its milliseconds,
@@ -167,8 +162,7 @@ public enum ISO8601 {
         let hasFraction = text.contains(".")
         guard hasFraction else { return string(from: date) }
         // Rounded to the millisecond, so 01.302 read as 01.30199999 still prints .302.
-        let milliseconds = (date.timeIntervalSince1970 * 1000).rounded() / 1000
-        return outputWithMilliseconds.withLock { $0.string(from: Date(timeIntervalSince1970: milliseconds)) }
+        return UTCTimestamp.iso8601(date, milliseconds: true)
     }
 
     /// Parses ISO 8601 date-times with `Z` or an offset, with or without fractional seconds,
@@ -176,7 +170,7 @@ public enum ISO8601 {
     public static func date(from text: String) -> Date? {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
         guard !trimmed.isEmpty else { return nil }
-        if let date = FastDates.iso8601(trimmed) { return date }
+        if let date = UTCTimestamp.date(fromISO8601: trimmed) { return date }
         if let date = internetDateTimeWithFraction.withLock({ $0.date(from: trimmed) }) { return date }
         if let date = internetDateTime.withLock({ $0.date(from: trimmed) }) { return date }
         if trimmed.count == 10 { return plainDate.withLock { $0.date(from: trimmed) } }

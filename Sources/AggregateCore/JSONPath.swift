@@ -188,12 +188,20 @@ extension JSONPath {
     }
 }
 
-/// Reads the path syntax one character at a time.
+/// Reads the path syntax one Unicode scalar at a time: not by `Character`, because a key that starts with a
+/// combining or prepended mark would merge with the quote or dot before it into one grapheme cluster and never
+/// match the syntax, so a path `--paths` printed could not be read back.
 private struct PathReader {
-    let characters: [Character]
+    let characters: [Unicode.Scalar]
     var position = 0
 
-    init(_ text: String) { characters = Array(text) }
+    init(_ text: String) { characters = Array(text.unicodeScalars) }
+
+    private func text(_ range: Range<Int>) -> String {
+        var result = ""
+        result.unicodeScalars.append(contentsOf: characters[range])
+        return result
+    }
 
     mutating func read() throws(JSONPathSyntaxError) -> [JSONPath.Segment] {
         var segments: [JSONPath.Segment] = []
@@ -221,10 +229,10 @@ private struct PathReader {
             default:
                 guard expectSegment else { throw fail("unexpected \(describe(character)); separate segments with '.'") }
                 let start = position
-                while position < characters.count, !".[]\"'".contains(characters[position]) {
+                while position < characters.count, !".[]\"'".unicodeScalars.contains(characters[position]) {
                     position += 1
                 }
-                let bare = String(characters[start..<position])
+                let bare = text(start..<position)
                 if bare.allSatisfy(\.isWhitespace) {
                     position = start
                     throw fail("a key with spaces must be quoted")
@@ -250,7 +258,7 @@ private struct PathReader {
         } else {
             let start = position
             while position < characters.count, characters[position] != "]" { position += 1 }
-            let text = String(characters[start..<position]).trimmingCharacters(in: .whitespaces)
+            let text = self.text(start..<position).trimmingCharacters(in: .whitespaces)
             guard Self.isInteger(text), let index = Int(text) else {
                 position = start
                 throw fail(text.isEmpty
@@ -276,7 +284,7 @@ private struct PathReader {
                 position += 1
                 guard position < characters.count else { break }
             }
-            raw.append(characters[position])
+            raw.unicodeScalars.append(characters[position])
             position += 1
         }
         guard position < characters.count else {
@@ -296,9 +304,9 @@ private struct PathReader {
         }
         var key = ""
         var escaped = false
-        for character in raw {
+        for character in raw.unicodeScalars {
             if escaped || character != "\\" {
-                key.append(character)
+                key.unicodeScalars.append(character)
                 escaped = false
             } else {
                 escaped = true
@@ -307,7 +315,7 @@ private struct PathReader {
         return key
     }
 
-    private func describe(_ character: Character) -> String { "'\(character)'" }
+    private func describe(_ character: Unicode.Scalar) -> String { "'\(character)'" }
 
     private func fail(_ reason: String) -> JSONPathSyntaxError {
         JSONPathSyntaxError(reason: reason, column: min(position, characters.count) + 1)

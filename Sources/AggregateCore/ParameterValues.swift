@@ -21,8 +21,8 @@ extension Parameter {
             return .int(number)
         case .number(let range):
             let trimmed = text.trimmingCharacters(in: .whitespaces)
-            guard let number = Double(trimmed), number.isFinite else {
-                throw AggregateError(.usage, "\(label) must be a number, not '\(text)'")
+            guard let number = DecimalText.number(trimmed) else {
+                throw AggregateError(.usage, "\(label) must be a decimal number, not '\(text)'")
             }
             if let range, !range.contains(number) {
                 throw AggregateError(
@@ -63,6 +63,10 @@ extension ProviderDescriptor {
     /// - Throws: a `config` error when none is set, or when the URL is not https (plain http only for this
     ///   machine, unless `allowHTTP`).
     public func baseURL(override: String?, environment: [String: String], allowHTTP: Bool = false) throws(AggregateError) -> URL {
+        if let override, override.trimmingCharacters(in: .whitespaces).isEmpty {
+            // An empty --base-url is a mistake (an unset shell variable), never a request for the live API.
+            throw AggregateError(.config, "--base-url is empty: give a URL such as http://127.0.0.1:8787, or leave the option out", provider: name)
+        }
         let candidates = [override] + ([baseURLVariable] + baseURLVariables).map { environment[$0] } + [defaultBaseURL]
         guard let text = candidates.compactMap({ $0?.trimmingCharacters(in: .whitespaces) }).first(where: { !$0.isEmpty }) else {
             let variables = ([baseURLVariable] + baseURLVariables).reversed().joined(separator: " or ")
@@ -70,6 +74,9 @@ extension ProviderDescriptor {
         }
         guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), url.host?.isEmpty == false else {
             throw AggregateError(.config, "the base URL '\(text)' is not a valid http(s) URL", provider: name)
+        }
+        if let port = url.port, !(1...65535).contains(port) {
+            throw AggregateError(.config, "the base URL '\(text)' has port \(port); a port must be from 1 to 65535", provider: name)
         }
         switch scheme {
         case "https": return url

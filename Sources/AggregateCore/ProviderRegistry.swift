@@ -117,7 +117,11 @@ public struct SandboxTransport: HTTPTransport {
         root.path = ""
         root.query = nil
         let serverURL = root.url ?? request.url
-        let answer = router.respond(to: sandboxRequest, serverURL: serverURL, store: store, settings: settings)
+        let (router, store, settings) = (self.router, self.store, self.settings)
+        let respond = { @Sendable in router.respond(to: sandboxRequest, serverURL: serverURL, store: store, settings: settings) }
+        // Writes go through the store's file lock (`flock`), which may wait for another process: never on the pool.
+        let writes = store != nil && !["GET", "HEAD"].contains(request.method)
+        let answer = writes ? await BlockingWork.run(respond) : respond()
         guard answer.response.body.count <= request.maxResponseBytes else {
             throw AggregateError(.tooLarge, "the response is larger than the \(ByteCount.describe(request.maxResponseBytes)) size cap")
         }

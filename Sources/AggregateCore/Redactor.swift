@@ -2,8 +2,11 @@ public import Foundation
 
 /// The one function that removes secrets from text before it reaches any output, error, trace or file.
 ///
-/// It replaces every known secret value (and its percent-encoded form) with `***`, and also the values of query
-/// parameters and headers that carry credentials by convention (`key`, `api_key`, `access_token`, `token`, `sig`,
+/// It replaces every known secret value with `***` in every common encoding a server may echo it back in, alone
+/// or mixed within one value: as is, percent-encoded in either case (any character, so full RFC 3986 encoding of
+/// reserved characters too), `+` for a space, JSON string escapes (`\/`, `\"`, `\\`, `\uXXXX`), and base64 of the
+/// whole value (standard or URL-safe, with or without padding). It also hides the values of query parameters and
+/// headers that carry credentials by convention (`key`, `api_key`, `access_token`, `token`, `sig`,
 /// `Authorization`), so even a secret we were never told about is hidden when it travels in one of those places.
 public struct Redactor: Sendable, Equatable {
     /// The text that stands in for a secret.
@@ -21,11 +24,16 @@ public struct Redactor: Sendable, Equatable {
 
     /// Secret values to hide wherever they appear.
     public private(set) var secrets: [String]
+    /// One pattern per secret matching all its encodings; built once per redactor, not per call.
+    private let patterns: [NSRegularExpression]
 
     /// Creates a redactor for `secrets`; empty and very short values are ignored (they would mask ordinary text).
     public init(secrets: [String] = []) {
         self.secrets = Array(Set(secrets.filter { $0.count >= 4 })).sorted { $0.count > $1.count }
+        self.patterns = self.secrets.compactMap { try? NSRegularExpression(pattern: Self.pattern(matchingEncodingsOf: $0)) }
     }
+
+    public static func == (lhs: Redactor, rhs: Redactor) -> Bool { lhs.secrets == rhs.secrets }
 
     /// A redactor that also hides `more`.
     public func adding(_ more: [String]) -> Redactor { Redactor(secrets: secrets + more) }
@@ -33,12 +41,16 @@ public struct Redactor: Sendable, Equatable {
     /// `text` with every secret replaced by `***`.
     public func redact(_ text: String) -> String {
         var result = text
-        for secret in secrets {
-            for form in Self.encodedForms(of: secret) where result.contains(form) {
-                result = result.replacingOccurrences(of: form, with: Self.mask)
-            }
+        for pattern in patterns {
+            result = pattern.stringByReplacingMatches(
+                in: result, range: NSRange(result.startIndex..., in: result), withTemplate: NSRegularExpression.escapedTemplate(for: Self.mask))
         }
         return Self.maskSensitiveParameters(in: result)
+    }
+
+    /// Whether `text` holds a known secret in any encoding (used to drop credential-bearing query parameters).
+    public func containsSecret(_ text: String) -> Bool {
+        patterns.contains { $0.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)) != nil }
     }
 
     /// A header value as it may be shown: hidden entirely for credential headers.
@@ -51,15 +63,39 @@ public struct Redactor: Sendable, Equatable {
         return redact(value)
     }
 
-    private static func encodedForms(of secret: String) -> [String] {
-        var forms = [secret]
-        if let query = secret.addingPercentEncoding(withAllowedCharacters: .urlQueryValueAllowed), query != secret {
-            forms.append(query)
+    /// A pattern for `secret` in which every character may appear as itself or in any of its encodings, followed
+    /// by the literal base64 forms of the whole value.
+    static func pattern(matchingEncodingsOf secret: String) -> String {
+        var characters = ""
+        for scalar in secret.unicodeScalars {
+            var forms = [NSRegularExpression.escapedPattern(for: String(scalar))]
+            forms.append(String(scalar).utf8.map { "%" + hexPattern(UInt32($0), digits: 2) }.joined())
+            if scalar == " " { forms.append("\\+") }
+            switch scalar {
+            case "/": forms.append("\\\\/")
+            case "\"": forms.append("\\\\\"")
+            case "\\": forms.append("\\\\\\\\")
+            default: break
+            }
+            forms.append(String(scalar).utf16.map { "\\\\u" + hexPattern(UInt32($0), digits: 4) }.joined())
+            characters += "(?:" + forms.joined(separator: "|") + ")"
         }
-        if let strict = secret.addingPercentEncoding(withAllowedCharacters: .alphanumerics), !forms.contains(strict) {
-            forms.append(strict)
-        }
-        return forms
+        let data = Data(secret.utf8)
+        let standard = data.base64EncodedString()
+        let unpadded = standard.replacingOccurrences(of: "=", with: "")
+        let urlSafe = unpadded.replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+        // Longest first: a padded form must win over its own unpadded prefix.
+        let base64 = [standard, unpadded, urlSafe].reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }
+            .map(NSRegularExpression.escapedPattern(for:))
+        return ([characters] + base64).joined(separator: "|")
+    }
+
+    /// `value` as hexadecimal digits where each letter matches either case, e.g. `2[fF]`.
+    private static func hexPattern(_ value: UInt32, digits: Int) -> String {
+        let hex = String(value, radix: 16, uppercase: true)
+        return (String(repeating: "0", count: max(0, digits - hex.count)) + hex).map { digit in
+            digit.isLetter ? "[\(digit)\(digit.lowercased())]" : String(digit)
+        }.joined()
     }
 
     private static let sensitiveParameterPattern: NSRegularExpression = {

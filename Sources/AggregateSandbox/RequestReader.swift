@@ -44,15 +44,22 @@ final class RequestReader {
     private let descriptor: Int32
     private let wake: WakeSignal
     private let idleTimeout: TimeInterval
+    private let headTimeout: TimeInterval
+    private let keepAliveTimeout: TimeInterval
     private let maximumBodyBytes: Int
     /// Called before reading a body whose client sent `Expect: 100-continue`.
     private let sendContinue: () -> Bool
     private var buffer = ByteBuffer()
 
-    init(descriptor: Int32, wake: WakeSignal, idleTimeout: TimeInterval, maximumBodyBytes: Int, sendContinue: @escaping () -> Bool) {
+    init(
+        descriptor: Int32, wake: WakeSignal, idleTimeout: TimeInterval, headTimeout: TimeInterval, keepAliveTimeout: TimeInterval,
+        maximumBodyBytes: Int, sendContinue: @escaping () -> Bool
+    ) {
         self.descriptor = descriptor
         self.wake = wake
         self.idleTimeout = idleTimeout
+        self.headTimeout = min(headTimeout, idleTimeout)
+        self.keepAliveTimeout = min(keepAliveTimeout, idleTimeout)
         self.maximumBodyBytes = maximumBodyBytes
         self.sendContinue = sendContinue
     }
@@ -74,8 +81,12 @@ final class RequestReader {
 
     // MARK: - Head
 
+    /// Reads a head within two deadlines: the keep-alive timeout until its first byte, then the head timeout for
+    /// the whole of it, however the bytes trickle in (one a second keeps no connection alive for long).
     private func readHead() throws -> ReceivedRequest? {
         var scanFrom = 0
+        let waitStarted = ProcessInfo.processInfo.systemUptime
+        var headStarted: TimeInterval? = buffer.count > 0 ? waitStarted : nil
         while true {
             // Robust servers ignore blank lines before a request line (RFC 9112 §2.2).
             while let first = buffer.first, first == UInt8(ascii: "\r") || first == UInt8(ascii: "\n") { buffer.consume(1) }
@@ -88,12 +99,16 @@ final class RequestReader {
                 return try parseHead(head.prefix(end.contentLength))
             }
             scanFrom = max(0, buffer.count - 3)
-            switch fill() {
-            case .data: continue
+            let now = ProcessInfo.processInfo.systemUptime
+            let remaining = headStarted.map { $0 + headTimeout - now } ?? (waitStarted + keepAliveTimeout - now)
+            switch remaining > 0 ? fill(timeout: remaining) : .timedOut {
+            case .data:
+                if headStarted == nil { headStarted = now }
+                continue
             case .closed, .stopped: return nil
             case .timedOut:
-                if buffer.count == 0 { return nil }
-                throw RequestRejection(status: 408, message: "the request head did not arrive within \(Int(idleTimeout)) s")
+                if headStarted == nil { return nil }
+                throw RequestRejection(status: 408, message: "the request head did not arrive within \(SandboxDuration.describe(headTimeout))")
             }
         }
     }
@@ -224,7 +239,8 @@ final class RequestReader {
                     if trailer.isEmpty { return body }
                 }
             }
-            guard body.count + size <= maximumBodyBytes else {
+            // Compared by subtraction: `body.count + size` overflows for a size near Int.max.
+            guard size <= maximumBodyBytes - body.count else {
                 throw reject(413, "the body is larger than \(ByteCount.describe(maximumBodyBytes))")
             }
             guard let chunk = try readExactly(size, reject) else { return nil }
@@ -248,7 +264,7 @@ final class RequestReader {
             switch fill() {
             case .data: continue
             case .closed, .stopped: return nil
-            case .timedOut: throw reject(408, "the body did not arrive within \(Int(idleTimeout)) s")
+            case .timedOut: throw reject(408, "the body did not arrive within \(SandboxDuration.describe(idleTimeout))")
             }
         }
     }
@@ -258,7 +274,7 @@ final class RequestReader {
             switch fill() {
             case .data: continue
             case .closed, .stopped: return nil
-            case .timedOut: throw reject(408, "the body did not arrive within \(Int(idleTimeout)) s")
+            case .timedOut: throw reject(408, "the body did not arrive within \(SandboxDuration.describe(idleTimeout))")
             }
         }
         return Data(buffer.take(count))
@@ -268,8 +284,8 @@ final class RequestReader {
 
     private enum FillResult { case data, closed, timedOut, stopped }
 
-    private func fill() -> FillResult {
-        switch POSIXSocket.waitReadable(descriptor, wake: wake, timeout: idleTimeout) {
+    private func fill(timeout: TimeInterval? = nil) -> FillResult {
+        switch POSIXSocket.waitReadable(descriptor, wake: wake, timeout: timeout ?? idleTimeout) {
         case .stopped: return .stopped
         case .timedOut: return .timedOut
         case .readable: break
@@ -334,5 +350,14 @@ struct ByteBuffer {
         guard start > 0, start >= storage.count / 2 || start > 1 << 20 else { return }
         storage.removeFirst(start)
         start = 0
+    }
+}
+
+/// Durations as the sandbox's messages show them: whole seconds, or milliseconds below one second.
+enum SandboxDuration {
+    static func describe(_ seconds: TimeInterval) -> String {
+        guard seconds.isFinite else { return "\(seconds) s" }
+        if seconds >= 1 { return "\(Int(min(seconds, 1e15).rounded())) s" }
+        return "\(Int((seconds * 1000).rounded())) ms"
     }
 }

@@ -35,6 +35,8 @@ public struct SandboxFault: Sendable, Equatable, CustomStringConvertible {
     public var body: Body?
     /// Whether to declare the full `Content-Length`, send only half the body, and close the connection.
     public var truncate: Bool
+    /// A redirect: answer with `status=` (default 302) and this `Location` (absolute, or a path on this server).
+    public var redirect: String?
     /// For server-wide rules: how many matching requests it applies to before it is spent (`nil`: all).
     public var times: Int?
     /// For server-wide rules: only requests whose path, as received, starts with this.
@@ -78,6 +80,7 @@ public struct SandboxFault: Sendable, Equatable, CustomStringConvertible {
         case nil: break
         }
         if truncate { items.append("truncate") }
+        if let redirect { items.append("redirect=\(redirect)") }
         if let times { items.append("times=\(times)") }
         if let path { items.append("path=\(path)") }
         if let method { items.append("method=\(method)") }
@@ -88,7 +91,7 @@ public struct SandboxFault: Sendable, Equatable, CustomStringConvertible {
 
     /// The items ``parse(_:)`` accepts, for error messages and help text.
     public static let syntaxSummary =
-        "status=N, retry-after=N, delay=3s|500ms, truncate, malformed, html, size=40MiB, close, times=N, path=/prefix, method=GET"
+        "status=N, retry-after=N, delay=3s|500ms, truncate, malformed, html, size=40MiB, close, redirect=URL, times=N, path=/prefix, method=GET"
 
     /// The largest body `size=` may ask for; beyond this a typo would tie up the server for minutes.
     public static let maximumSize = 1 << 30
@@ -102,8 +105,11 @@ public struct SandboxFault: Sendable, Equatable, CustomStringConvertible {
         guard !items.isEmpty else { throw usageError(spec, "it is empty") }
 
         for item in items {
-            let parts = item.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            // Empty pieces are kept: '=' is a missing name, not a missing item (and never an empty array to index).
+            let parts = item.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+                .map { $0.trimmingCharacters(in: .whitespaces) }
             let name = parts[0].lowercased()
+            guard !name.isEmpty else { throw usageError(spec, "'\(item)' has no name before '='") }
             let value = parts.count > 1 ? parts[1] : nil
             guard seen.insert(name).inserted else { throw usageError(spec, "'\(name)' is given twice") }
 
@@ -150,6 +156,12 @@ public struct SandboxFault: Sendable, Equatable, CustomStringConvertible {
                 try setBody(.close)
             case "size":
                 try setBody(.size(try parseSize(try required(), spec: spec)))
+            case "redirect":
+                let text = try required()
+                guard !text.contains(where: { $0.isWhitespace || $0 == ";" }), text.hasPrefix("/") || text.lowercased().hasPrefix("http") else {
+                    throw usageError(spec, "redirect must be a URL or a path starting with '/', not '\(text)'")
+                }
+                fault.redirect = text
             case "times":
                 let text = try required()
                 guard let count = Int(text), count >= 1 else {
@@ -174,7 +186,15 @@ public struct SandboxFault: Sendable, Equatable, CustomStringConvertible {
                 throw usageError(spec, "'close' sends no response, so it cannot have status, retry-after or truncate")
             }
         }
-        guard fault.status != nil || fault.retryAfter != nil || fault.delay != nil || fault.body != nil || fault.truncate else {
+        if fault.redirect != nil, fault.body != nil || fault.truncate {
+            throw usageError(spec, "'redirect' sends no body, so it cannot be combined with a body or truncate")
+        }
+        if let status = fault.status, fault.redirect != nil, !(300...399).contains(status) {
+            throw usageError(spec, "a redirect's status must be from 300 to 399, not \(status)")
+        }
+        guard fault.status != nil || fault.retryAfter != nil || fault.delay != nil || fault.body != nil || fault.truncate
+            || fault.redirect != nil
+        else {
             throw usageError(spec, "it only scopes (times, path, method) and injects nothing")
         }
         return fault
@@ -195,6 +215,7 @@ public struct SandboxFault: Sendable, Equatable, CustomStringConvertible {
         case "times": return "1"
         case "path": return "/2/groups"
         case "method": return "POST"
+        case "redirect": return "http://localhost:8787/2/groups"
         default: return "..."
         }
     }
@@ -241,8 +262,12 @@ public struct SandboxFault: Sendable, Equatable, CustomStringConvertible {
         return Int(bytes)
     }
 
+    /// The shortest text ``parseDuration(_:spec:)`` reads back as exactly `delay` (found by fuzzing: rounding to
+    /// whole milliseconds changed `delay=.5ms` into `1ms`).
     private static func describe(_ delay: TimeInterval) -> String {
-        if delay < 1 || delay != delay.rounded() { return "\(Int((delay * 1000).rounded()))ms" }
-        return "\(Int(delay))s"
+        if delay >= 1, delay == delay.rounded() { return "\(Int(delay))s" }
+        let milliseconds = (delay * 1000).rounded()
+        if Double(Int(milliseconds)) * 0.001 == delay { return "\(Int(milliseconds))ms" }
+        return "\(delay)s"
     }
 }

@@ -19,13 +19,21 @@ public final class SandboxServer: Sendable {
     private let lifecycle: Guarded<Lifecycle>
     private let handled = Guarded(0)
 
+    /// What the server knows about one open connection, to choose which to close when all slots are taken.
+    private struct Connection {
+        /// Since when it has waited for a request (idle, or its head still arriving); `nil` while it is answered.
+        var waitingSince: TimeInterval?
+        /// Shut down to make room for a newer connection; its thread is on its way out.
+        var evicted = false
+    }
+
     private struct Lifecycle {
         enum Phase { case idle, starting, running, stopping, stopped }
         var phase = Phase.idle
         var port: Int
         var wake: WakeSignal?
-        /// Open client sockets, so `stop()` can shut them down; a socket leaves this set before it is closed.
-        var connections: Set<Int32> = []
+        /// Open client sockets, so `stop()` can shut them down; a socket leaves this map before it is closed.
+        var connections: [Int32: Connection] = [:]
         /// Threads still running: the accept loop and one per connection.
         var workers = 0
     }
@@ -117,7 +125,7 @@ public final class SandboxServer: Sendable {
                 state.phase = .stopping
                 // Under the lock: a connection leaves the set before its socket is closed, so this never
                 // shuts down a descriptor number the process has since reused.
-                for descriptor in state.connections { POSIXSocket.shutdownBoth(descriptor) }
+                for descriptor in state.connections.keys { POSIXSocket.shutdownBoth(descriptor) }
                 return state.wake
             case .stopping, .stopped:
                 return nil
@@ -176,8 +184,16 @@ public final class SandboxServer: Sendable {
         enum Admission { case serve, refuse, drop }
         let admission = lifecycle.withLock { state -> Admission in
             guard state.phase == .running else { return .drop }
-            guard state.connections.count < configuration.maximumConnections else { return .refuse }
-            state.connections.insert(descriptor)
+            if state.connections.values.count(where: { !$0.evicted }) >= configuration.maximumConnections {
+                // Slots held by clients that send nothing (or a head a byte at a time) must not lock others out:
+                // the longest waiting gives way. Connections busy answering are never cut off.
+                let waiting = state.connections.filter { !$0.value.evicted && $0.value.waitingSince != nil }
+                guard let oldest = waiting.min(by: { $0.value.waitingSince! < $1.value.waitingSince! })?.key else { return .refuse }
+                state.connections[oldest]?.evicted = true
+                // Under the lock, as in stop(): the descriptor cannot have been closed and reused yet.
+                POSIXSocket.shutdownBoth(oldest)
+            }
+            state.connections[descriptor] = Connection(waitingSince: ProcessInfo.processInfo.systemUptime)
             state.workers += 1
             return .serve
         }
@@ -204,19 +220,24 @@ public final class SandboxServer: Sendable {
         defer {
             POSIXSocket.finish(descriptor, wake: wake)
             lifecycle.withLock { state in
-                state.connections.remove(descriptor)
+                state.connections[descriptor] = nil
                 state.workers -= 1
             }
             POSIXSocket.closeDescriptor(descriptor)
         }
         POSIXSocket.setSendTimeout(descriptor, seconds: configuration.idleTimeout)
         let reader = RequestReader(
-            descriptor: descriptor, wake: wake, idleTimeout: configuration.idleTimeout,
-            maximumBodyBytes: configuration.maximumBodyBytes,
+            descriptor: descriptor, wake: wake, idleTimeout: configuration.idleTimeout, headTimeout: configuration.headTimeout,
+            keepAliveTimeout: configuration.keepAliveTimeout, maximumBodyBytes: configuration.maximumBodyBytes,
             sendContinue: { ResponseWriter.writeContinue(to: descriptor) })
 
+        var first = true
         while true {
-            switch reader.next() {
+            if !first { setWaiting(descriptor, true) }
+            first = false
+            let outcome = reader.next()
+            setWaiting(descriptor, false)
+            switch outcome {
             case .finished:
                 return
             case .rejected(let rejection):
@@ -228,6 +249,12 @@ public final class SandboxServer: Sendable {
                 handled.withLock { $0 += 1 }
                 guard answer(request, on: descriptor, peer: peer, wake: wake) else { return }
             }
+        }
+    }
+
+    private func setWaiting(_ descriptor: Int32, _ waiting: Bool) {
+        lifecycle.withLock { state in
+            state.connections[descriptor]?.waitingSince = waiting ? ProcessInfo.processInfo.systemUptime : nil
         }
     }
 

@@ -32,9 +32,17 @@ public struct SandboxServerConfiguration: Sendable {
     public var random: @Sendable () -> Double
     /// How long a connection may sit without sending a byte before it is closed.
     public var idleTimeout: TimeInterval
+    /// The most time a request head may take to arrive in full, from its first byte; a client that dribbles it
+    /// (slowloris) gets 408 and is disconnected. (At most ``idleTimeout`` between any two bytes.)
+    public var headTimeout: TimeInterval = 10
+    /// How long a kept-alive connection may wait for its next request before it is closed quietly.
+    /// (At most ``idleTimeout``.)
+    public var keepAliveTimeout: TimeInterval = 10
     /// The largest request body accepted; larger ones get 413.
     public var maximumBodyBytes: Int
-    /// The most connections served at once; more are answered 503 and closed, so a flood cannot exhaust threads.
+    /// The most connections served at once, so a flood cannot exhaust threads. When all are taken, a new
+    /// connection replaces the one that has waited longest for a request (idle or sending a slow head); only when
+    /// every connection is busy answering is it refused with 503.
     public var maximumConnections: Int
 
     /// Creates a configuration; every parameter has the default the `sandbox` command uses.
@@ -68,16 +76,24 @@ public struct SandboxServerConfiguration: Sendable {
     }
 
     /// Checks values a caller could get wrong.
-    /// - Throws: ``AggregateError`` of kind `usage`.
+    /// - Throws: ``AggregateError`` of kind `usage`, or `config` for a data directory that is not one.
     func validate() throws {
+        if let directory = store?.directory {
+            var isDirectory: ObjCBool = false
+            // A file where the directory should be would only fail later, on every write, with a 500.
+            if FileManager.default.fileExists(atPath: directory.path, isDirectory: &isDirectory), !isDirectory.boolValue {
+                throw AggregateError(.config, "the data directory \(directory.path) is a file, not a directory: pass --data-dir with a directory")
+            }
+        }
         guard (0...1).contains(failRate) else {
             throw AggregateError(.usage, "--fail-rate must be between 0 and 1, not \(failRate)")
         }
         guard latency >= 0, latency.isFinite else {
             throw AggregateError(.usage, "--latency must be zero or more seconds, not \(latency)")
         }
-        guard idleTimeout > 0, maximumBodyBytes >= 0, maximumConnections > 0 else {
-            throw AggregateError(.usage, "the sandbox's idle timeout, body limit and connection limit must be positive")
+        let timeouts = [idleTimeout, headTimeout, keepAliveTimeout]
+        guard timeouts.allSatisfy({ $0 > 0 && $0.isFinite }), maximumBodyBytes >= 0, maximumConnections > 0 else {
+            throw AggregateError(.usage, "the sandbox's timeouts, body limit and connection limit must be positive")
         }
     }
 }

@@ -99,3 +99,13 @@ extension ProviderResult {
         return ResultRenderer.json([copy])
     }
 }
+
+/// The operation of a test provider that only needs to exist: `GET` of the base URL, read as no items.
+public struct NoItemsOperation: APIOperation {
+    /// Creates the operation.
+    public init() {}
+
+    public func request(_ call: Call<Void>, cursor: String?, remaining: Int) throws -> HTTPRequestSpec { HTTPRequestSpec(url: call.query.baseURL) }
+
+    public func normalize(_ response: HTTPResponse, _ call: Call<Void>) throws -> Page { Page(items: []) }
+}

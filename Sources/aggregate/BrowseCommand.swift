@@ -170,8 +170,8 @@ enum BrowseCommand {
             invocation.maxBytes = bytes
         }
         if let text = parsed.value("timeout") {
-            guard let seconds = Double(text), seconds > 0, seconds <= 3600 else {
-                throw AggregateError(.usage, "--timeout must be a number of seconds above 0 (at most 3600), not '\(text)'")
+            guard let seconds = DecimalText.number(text, in: 0.01...3600) else {
+                throw AggregateError(.usage, "--timeout must be a decimal number of seconds from 0.01 to 3600, not '\(text)'")
             }
             invocation.timeout = seconds
         }
@@ -223,7 +223,11 @@ enum BrowseCommand {
         case .file(let path):
             data = try JSONInput.readFile(atPath: path, maxBytes: invocation.maxBytes)
         case .standardInput:
-            data = try JSONInput.read(.standardInput, name: source.name, maxBytes: invocation.maxBytes)
+            // Reading a pipe to its end blocks: on a thread of its own, not the cooperative pool.
+            let (name, maxBytes) = (source.name, invocation.maxBytes)
+            data = try await BlockingWork.run { () throws(AggregateError) -> Data in
+                try JSONInput.read(.standardInput, name: name, maxBytes: maxBytes)
+            }
         case .url(let url):
             let options = FetchOptions(timeout: invocation.timeout, maxResponseBytes: invocation.maxBytes)
             do {

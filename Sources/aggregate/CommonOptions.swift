@@ -83,7 +83,9 @@ struct CommonOptions: Sendable, Equatable {
     /// The options that shape the run itself, as the library's ``ProviderRunner`` takes them.
     var runSettings: ProviderRunner.Settings {
         ProviderRunner.Settings(
-            limit: limit, limitIsExplicit: limitIsExplicit, offline: offline, baseURL: baseURL, timeout: timeout, allowHTTP: allowHTTP)
+            limit: limit, limitIsExplicit: limitIsExplicit, offline: offline, baseURL: baseURL, timeout: timeout, allowHTTP: allowHTTP,
+            // --verbose reads the bodies again afterwards to report repairs (lone surrogates), so it keeps them too.
+            keepsRawBodies: raw || verbose)
     }
 
     // The checks below are shared by the command line and the config file, so both accept the same values.
@@ -99,7 +101,7 @@ struct CommonOptions: Sendable, Equatable {
         return value
     }
 
-    /// A `--timeout` value: seconds above 0, at most an hour.
+    /// A `--timeout` value: plain decimal seconds from 0.01 to an hour (no hexadecimal, no exponent).
     static func timeout(from text: String) throws(AggregateError) -> TimeInterval { try ProviderRunner.Settings.timeout(from: text) }
 
     init() {}

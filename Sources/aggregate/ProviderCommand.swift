@@ -63,6 +63,8 @@ struct Context: Sendable {
     var dataDirectory: URL
     /// The live transport (tests may inject another).
     var makeTransport: @Sendable () -> any HTTPTransport = { URLSessionTransport() }
+    /// Waits between retries; tests replace it so that retries run without waiting (`nil`: really wait).
+    var retrySleep: (@Sendable (TimeInterval) async throws -> Void)? = nil
     /// Reads all of standard input, as bytes: the caller decides what text encoding they must be in.
     var readStandardInput: @Sendable () -> Data? = { FileHandle.standardInput.readDataToEndOfFile() }
 
@@ -85,7 +87,7 @@ struct InvocationRunner: Sendable {
     var runner: ProviderRunner {
         ProviderRunner(
             registry: context.registry, environment: context.environment, sandboxStore: SandboxStore(directory: context.dataDirectory),
-            makeTransport: context.makeTransport, events: events)
+            makeTransport: context.makeTransport, retrySleep: context.retrySleep, events: events)
     }
 
     /// The base URL `--offline` uses: requests never leave the process, this only names them in traces.
@@ -137,7 +139,11 @@ enum ProviderCommand {
         let invocation: ProviderInvocation
         do {
             let settings = try SettingsSources(context: context)
-            invocation = try ProviderInvocation.parse(arguments, registry: context.registry, standardInput: context.readStandardInput, settings: settings)
+            // A parameter given as '-' reads standard input to its end, which blocks: not on the cooperative pool.
+            let (registry, readStandardInput) = (context.registry, context.readStandardInput)
+            invocation = try await BlockingWork.run { () throws(AggregateError) -> ProviderInvocation in
+                try ProviderInvocation.parse(arguments, registry: registry, standardInput: readStandardInput, settings: settings)
+            }
         } catch where error.kind == .config {
             return Diagnostics.report(error, console: context.console)
         } catch {

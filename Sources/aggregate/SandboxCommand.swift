@@ -67,13 +67,13 @@ enum SandboxCommand {
         }
         if let host = parsed.value("host") { configuration.host = host }
         if let text = parsed.value("latency") {
-            guard let milliseconds = Double(text), milliseconds >= 0, milliseconds <= 600_000 else {
+            guard let milliseconds = DecimalText.number(text, in: 0...600_000) else {
                 throw AggregateError(.usage, "--latency must be a number of milliseconds from 0 to 600000, not '\(text)'")
             }
             configuration.latency = milliseconds / 1000
         }
         if let text = parsed.value("fail-rate") {
-            guard let rate = Double(text), (0...1).contains(rate) else { throw AggregateError(.usage, "--fail-rate must be between 0 and 1, not '\(text)'") }
+            guard let rate = DecimalText.number(text, in: 0...1) else { throw AggregateError(.usage, "--fail-rate must be between 0 and 1, not '\(text)'") }
             configuration.failRate = rate
         }
         configuration.faults = try (parsed.values["fault"] ?? []).map { spec in

@@ -13,7 +13,7 @@ import Testing
 
     @Test(arguments: [
         (Parameter("lat", type: .number(-90...90), help: ""), "91", "--lat must be between -90 and 90, not 91"),
-        (Parameter("lat", type: .number(nil), help: ""), "north", "--lat must be a number, not 'north'"),
+        (Parameter("lat", type: .number(nil), help: ""), "north", "--lat must be a decimal number, not 'north'"),
         (Parameter("n", type: .integer(nil), help: ""), "1.5", "--n must be a whole number, not '1.5'"),
         (Parameter("name", help: ""), "   ", "--name must not be empty"),
         (Parameter("user", style: .positional, help: ""), "", "<user> must not be empty"),

@@ -321,3 +321,48 @@ final class Gauge: @unchecked Sendable {
         lock.unlock()
     }
 }
+
+/// Issue 14: raw bodies only when asked for, blocking work off the cooperative pool, and sleeps that cannot trap.
+@Suite struct FetcherResourceTests {
+    @Test func rawBodiesAreKeptOnlyWhenAsked() async {
+        let transport = FakeTransport { request in
+            switch request.url.queryValue("cursor") {
+            case nil: return body(#"{"items": [1, 2], "next": "c2"}"#)
+            default: return body(#"{"items": [3, 4]}"#)
+            }
+        }
+        var options = testFetchOptions()
+        options.keepsRawBodies = false
+        let lean = await Fetcher(transport: transport, options: options).run(PagerProvider(), query: query(limit: 4))
+        #expect(lean.error == nil)
+        #expect(lean.items.count == 4)
+        #expect(lean.rawBodies.isEmpty)
+        options.keepsRawBodies = true
+        let full = await Fetcher(transport: transport, options: options).run(PagerProvider(), query: query(limit: 4))
+        #expect(full.rawBodies.count == 2)
+    }
+
+    @Test(arguments: [Double.infinity, -.infinity, .nan, 1e300, -1, 0, 1.5, 18_446_744_073.709_55])
+    func nanosecondsNeverTrap(_ seconds: Double) {
+        let nanoseconds = Nanoseconds.from(seconds: seconds)
+        if seconds.isNaN || seconds <= 0 { #expect(nanoseconds == 0) }
+        if seconds == 1.5 { #expect(nanoseconds == 1_500_000_000) }
+        if seconds >= 1e300 { #expect(nanoseconds == .max) }
+    }
+
+    @Test func aLibraryCallerMayPassAnInfiniteTimeout() async {
+        let transport = FakeTransport { _ in body(#"{"items": [1]}"#) }
+        var options = testFetchOptions()
+        options.timeout = .infinity
+        let result = await Fetcher(transport: transport, options: options).run(PagerProvider(), query: query(limit: 1))
+        #expect(result.items.count == 1)
+    }
+
+    @Test func blockingWorkRunsOnItsOwnThread() async throws {
+        #expect(await BlockingWork.run { BlockingWork.isOnWorkerThread })
+        #expect(!BlockingWork.isOnWorkerThread)
+        await #expect(throws: AggregateError.self) {
+            try await BlockingWork.run { () throws(AggregateError) -> Int in throw AggregateError(.usage, "x") }
+        }
+    }
+}

@@ -31,3 +31,58 @@ import Testing
         #expect(Redactor(secrets: ["a", ""]).redact("a cat") == "a cat")
     }
 }
+
+/// The encodings a hostile or careless server may echo a credential back in (issue 14).
+@Suite struct RedactorEncodingTests {
+    static let secret = "Ab+c/d=e f&g:h~é"
+    static let redactor = Redactor(secrets: [secret])
+
+    static func percent(_ text: String, allowed: CharacterSet, lowercase: Bool = false) -> String {
+        let encoded = text.addingPercentEncoding(withAllowedCharacters: allowed)!
+        guard lowercase else { return encoded }
+        // Lower-case only the hex digits after each '%'.
+        var result = ""
+        var pending = 0
+        for character in encoded {
+            if character == "%" { pending = 2; result.append(character); continue }
+            result += pending > 0 ? character.lowercased() : String(character)
+            pending = max(0, pending - 1)
+        }
+        return result
+    }
+
+    static var encodings: [(String, String)] {
+        let unreserved = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+        let json = JSONWriter().string(.string(secret)).dropFirst().dropLast()
+        let data = Data(secret.utf8)
+        return [
+            ("exact", secret),
+            ("query percent-encoding", percent(secret, allowed: .urlQueryValueAllowed)),
+            ("RFC 3986, upper case", percent(secret, allowed: unreserved)),
+            ("RFC 3986, lower case", percent(secret, allowed: unreserved, lowercase: true)),
+            ("every byte encoded", percent(secret, allowed: CharacterSet())),
+            ("form encoding", percent(secret, allowed: unreserved.union(CharacterSet(charactersIn: " "))).replacingOccurrences(of: " ", with: "+")),
+            ("JSON with \\/", String(json).replacingOccurrences(of: "/", with: "\\/")),
+            ("JSON \\u escapes", secret.unicodeScalars.map { String(format: "\\u%04x", $0.value) }.joined()),
+            ("JSON \\U escapes", secret.utf16.map { String(format: "\\u%04X", $0) }.joined()),
+            ("base64", data.base64EncodedString()),
+            ("base64url unpadded", data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")),
+        ]
+    }
+
+    @Test func everyEncodingIsMasked() {
+        for (name, form) in Self.encodings {
+            let text = "Location: https://evil.example/?echo=\(form)&x=1 {\"detail\":\"\(form)\"}"
+            let redacted = Self.redactor.redact(text)
+            #expect(!redacted.contains(form), "\(name): \(redacted)")
+            #expect(redacted.contains("***"), "\(name)")
+            #expect(Self.redactor.containsSecret(text), "\(name)")
+        }
+    }
+
+    @Test func ordinaryTextIsLeftAlone() {
+        let text = "Ab c d e f g h, nothing secret here: %41%62 and QWI="
+        #expect(Self.redactor.redact(text) == text)
+        #expect(!Self.redactor.containsSecret(text))
+    }
+}

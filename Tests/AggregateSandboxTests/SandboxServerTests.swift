@@ -170,20 +170,22 @@ struct SandboxServerHTTPTests {
         #expect(statuses == Array(repeating: 200, count: 20))
     }
 
-    @Test("connections beyond the limit are refused with 503 instead of exhausting threads")
+    @Test("connections beyond the limit are refused with 503 while every slot is busy answering")
     func connectionLimit() throws {
         let server = try startServer(testConfiguration { $0.maximumConnections = 2 })
         defer { server.stop() }
         let first = try RawClient(port: server.port)
         let second = try RawClient(port: server.port)
-        first.get("/echo")
-        second.get("/echo")
-        #expect(try first.readResponse()?.status == 200)
-        #expect(try second.readResponse()?.status == 200)
+        first.get("/echo", headers: ["X-Sandbox-Fault: delay=1500ms"])
+        second.get("/echo", headers: ["X-Sandbox-Fault: delay=1500ms"])
+        // Both are now inside their delay, so neither is waiting for a request and neither gives way.
+        Thread.sleep(forTimeInterval: 0.3)
         let third = try RawClient(port: server.port)
         let refused = try #require(try third.readResponse())
         #expect(refused.status == 503)
         #expect(refused.header("Retry-After") == "1")
+        #expect(try first.readResponse()?.status == 200)
+        #expect(try second.readResponse()?.status == 200)
     }
 
     @Test("/<provider>/... routes to that provider with the prefix removed, and links include the prefix")

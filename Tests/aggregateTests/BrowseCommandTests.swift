@@ -162,7 +162,7 @@ struct ScratchDirectory {
         (["browse", "x.json", "-i", "--items", "3"], "Error: browse: --items applies to the outline, not to --interactive"),
         (["browse", "x.json", "--depth", "0"], "Error: browse: --depth must be a whole number from 1 to 100, not '0'"),
         (["browse", "x.json", "--max-size", "lots"], "Error: browse: --max-size must be a size from 1 byte to 4G, such as 500000, 512K, 64M or 1G, not 'lots'"),
-        (["browse", "x.json", "--timeout", "0"], "Error: browse: --timeout must be a number of seconds above 0 (at most 3600), not '0'"),
+        (["browse", "x.json", "--timeout", "0"], "Error: browse: --timeout must be a decimal number of seconds from 0.01 to 3600, not '0'"),
         (["browse", "x.json", "--path", "a..b"], "Error: browse: --path 'a..b': empty segment ('..'); write a key or an index between the dots at column 3"),
         (["browse", "x.json", "--path", "a[x]"], "Error: browse: --path 'a[x]': [x] is not an index; write a number such as [0], or quote a key: [\"x\"] at column 3"),
         (["browse", "ftp://example.org/x.json"], "Error: browse: only https:// (and http:// to loopback hosts) URLs can be browsed, not 'ftp://'"),

@@ -20,6 +20,8 @@ struct CLIHarness {
     var stdinBytes: Data? = nil
     var dataDirectory: URL = FileManager.default.temporaryDirectory.appendingPathComponent("aggregate-tests-\(UUID().uuidString)")
     var makeTransport: @Sendable () -> any HTTPTransport = { URLSessionTransport() }
+    /// Replaces the wait between retries (`nil`: really wait).
+    var retrySleep: (@Sendable (TimeInterval) async throws -> Void)? = nil
 
     func run(_ arguments: [String]) async -> Output {
         let out = Buffer()
@@ -31,6 +33,7 @@ struct CLIHarness {
             terminal: Terminal(stdoutIsTerminal: false, stderrIsTerminal: false, stdinIsTerminal: false, width: width, colorOnStdout: false, colorOnStderr: false),
             dataDirectory: dataDirectory)
         context.makeTransport = makeTransport
+        context.retrySleep = retrySleep
         context.readStandardInput = { input }
         let code = await App(context: context).run(arguments)
         return Output(code: code, stdout: out.text, stderr: err.text)

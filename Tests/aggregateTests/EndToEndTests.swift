@@ -143,6 +143,12 @@ import Testing
         #expect(try Binary.run(["sandbox", "--fault", "status=abc"]).status == 64)
         #expect(try Binary.run(["sandbox", "--fail-rate", "2"]).status == 64)
         #expect(try Binary.run(["sandbox", "--port", "70000"]).status == 64)
+        // These used to trap (exit 132) in the fault parser.
+        for spec in ["=", "==", " = ", "status=503;="] {
+            let output = try Binary.run(["sandbox", "--fault", spec])
+            #expect(output.status == 64, "--fault '\(spec)'")
+            #expect(output.stderr.contains("invalid sandbox fault"))
+        }
     }
 }
 

@@ -117,12 +117,7 @@ private struct GreedyProvider: Provider, SandboxProviding {
     static let sandboxEnvironment: [String: String] = [:]
     static let sandboxPaths: [SandboxPathPattern] = ["/2/users/*/tweets"]
     static func sandboxResponse(for request: SandboxRequest, context: SandboxContext) -> SandboxResponse? { nil }
-    func operation(named name: String, plan: Void) -> any APIOperation<Void> { Nothing() }
-
-    struct Nothing: APIOperation {
-        func request(_ call: Call<Void>, cursor: String?, remaining: Int) throws -> HTTPRequestSpec { HTTPRequestSpec(url: call.url("/")) }
-        func normalize(_ page: HTTPResponse, _ call: Call<Void>) throws -> Page { Page(items: []) }
-    }
+    func operation(named name: String, plan: Void) -> any APIOperation<Void> { NoItemsOperation() }
 }
 
 extension Recorder<String> {

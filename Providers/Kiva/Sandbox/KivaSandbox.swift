@@ -18,17 +18,10 @@ extension KivaSandbox: SandboxProviding {
     public static func sandboxResponse(for request: SandboxRequest, context: SandboxContext) -> SandboxResponse? {
         let path = request.path
         guard path == "/graphql" || path.hasPrefix("/v1/") else { return nil }
-        switch (request.method, path) {
-        case ("POST", "/graphql"), ("GET", "/graphql"): return KivaSandbox.graphQL(request)
-        case ("GET", "/v1/loans/newest.json"): return KivaSandbox.restNewest(request)
-        case ("GET", "/v1/loans/search.json"): return KivaSandbox.restSearch(request)
-        case ("GET", "/v1/templates/images.json"): return KivaSandbox.restTemplates(request)
-        case ("GET", _) where path.hasPrefix("/v1/loans/") && path.hasSuffix(".json"): return KivaSandbox.restDetails(request)
-        case ("GET", _): return KivaSandbox.restError(404, code: "org.kiva.NotFound", message: "No such API method: \(path)", request: request)
-        default:
-            // "The Kiva API currently only supports fetching data."
-            return KivaSandbox.restError(405, code: "org.kiva.MethodNotAllowed", message: "\(request.method) is not supported; the API only fetches data", request: request)
-        }
+        // Every Kiva answer depends on the method, path, query and body only, so repeated requests reuse it.
+        guard request.body.count <= 16 << 10 else { return KivaSandbox.route(request) }
+        let key = SandboxResponseMemo.key(request, extra: [String(decoding: request.body, as: UTF8.self)])
+        return KivaSandbox.memo.response(for: key) { KivaSandbox.route(request) }
     }
 
     public static func sandboxFaultResponse(status: Int, request: SandboxRequest, context: SandboxContext) -> SandboxResponse? {
@@ -43,17 +36,67 @@ extension KivaSandbox: SandboxProviding {
 }
 
 public enum KivaSandbox {
+    static let memo = SandboxResponseMemo()
+
+    /// The answer to a request for one of Kiva's paths.
+    static func route(_ request: SandboxRequest) -> SandboxResponse {
+        let path = request.path
+        switch (request.method, path) {
+        case ("POST", "/graphql"), ("GET", "/graphql"): return KivaSandbox.graphQL(request)
+        case ("GET", "/v1/loans/newest.json"): return KivaSandbox.restNewest(request)
+        case ("GET", "/v1/loans/search.json"): return KivaSandbox.restSearch(request)
+        case ("GET", "/v1/templates/images.json"): return KivaSandbox.restTemplates(request)
+        case ("GET", _) where path.hasPrefix("/v1/loans/") && path.hasSuffix(".json"): return KivaSandbox.restDetails(request)
+        case ("GET", _): return KivaSandbox.restError(404, code: "org.kiva.NotFound", message: "No such API method: \(path)", request: request)
+        default:
+            // "The Kiva API currently only supports fetching data."
+            return KivaSandbox.restError(405, code: "org.kiva.MethodNotAllowed", message: "\(request.method) is not supported; the API only fetches data", request: request)
+        }
+    }
+
     /// The bundled loans (REST v1 detail shape, older shapes included), parsed once.
     static let loans: [JSONValue] = (try? JSONParser().parse(KivaSampleData.loansJSON))?.array ?? []
 
     static let pageSize = 20
+
+    /// What routes need from each loan, computed once rather than per request (ids are unique in the samples).
+    struct Precomputed: Sendable {
+        /// Each order's position of every loan, by id: sorting a subset is then a lookup, not a decimal parse.
+        var positions: [String: [String: Int]]
+        /// The folded words search matches against, by id.
+        var words: [String: Set<String>]
+        /// The listing and GraphQL shapes, by id.
+        var listings: [String: JSONValue]
+        var graphQL: [String: JSONValue]
+    }
+
+    static let precomputed: Precomputed = {
+        let ids = loans.map(key)
+        let orders = restSorts + ["loan_amount_desc", "random"]
+        let positions = Dictionary(uniqueKeysWithValues: orders.map { order in
+            (order, Dictionary(sorted(loans, by: order).enumerated().map { (key($1), $0) }, uniquingKeysWith: { first, _ in first }))
+        })
+        func byID(_ make: (JSONValue) -> JSONValue) -> [String: JSONValue] {
+            Dictionary(zip(ids, loans.map(make)), uniquingKeysWith: { first, _ in first })
+        }
+        let words = Dictionary(zip(ids, loans.map { Set(Self.words(searchText($0))) }), uniquingKeysWith: { first, _ in first })
+        return Precomputed(positions: positions, words: words, listings: byID(listing), graphQL: byID(graphQLLoan))
+    }()
+
+    private static func key(_ loan: JSONValue) -> String { loan["id"]?.idString ?? "" }
+
+    /// `loans` in `order`, from the precomputed positions (falling back to a full sort for an unknown order).
+    static func ordered(_ loans: [JSONValue], by order: String) -> [JSONValue] {
+        guard let positions = precomputed.positions[order] else { return sorted(loans, by: order) }
+        return loans.sorted { (positions[key($0)] ?? .max) < (positions[key($1)] ?? .max) }
+    }
 
     // MARK: REST v1
 
     static func restNewest(_ request: SandboxRequest) -> SandboxResponse {
         guard let page = pageNumber(request) else { return invalidPage(request) }
         let fundraising = loans.filter { $0["status"]?.string == "fundraising" }
-        return restPage(sorted(fundraising, by: "newest"), page: page, request: request)
+        return restPage(ordered(fundraising, by: "newest"), page: page, request: request)
     }
 
     static func restSearch(_ request: SandboxRequest) -> SandboxResponse {
@@ -92,7 +135,7 @@ public enum KivaSandbox {
         guard restSorts.contains(order) else {
             return restError(400, code: "org.kiva.InvalidParameter", message: "sort_by must be one of \(restSorts.joined(separator: ", ")), not '\(order)'", request: request)
         }
-        return restPage(sorted(matches, by: order), page: page, request: request)
+        return restPage(ordered(matches, by: order), page: page, request: request)
     }
 
     /// `GET /v1/loans/<id,id,...>.json`: details (descriptions with texts, borrowers), at most 10 ids.
@@ -117,11 +160,10 @@ public enum KivaSandbox {
     /// Page `page` of `matches` as a listing: 20 a page; a page past the end has no loans but still says where it is.
     static func restPage(_ matches: [JSONValue], page: Int, request: SandboxRequest) -> SandboxResponse {
         let pages = (matches.count + pageSize - 1) / pageSize
-        let start = min(matches.count, (page - 1) * pageSize)
-        let slice = matches[start..<min(matches.count, start + pageSize)]
+        let slice = matches[SandboxNumbers.page(page, size: pageSize, count: matches.count)]
         let body: JSONValue = [
             "paging": ["page": .int(page), "total": .int(matches.count), "page_size": .int(pageSize), "pages": .int(pages)],
-            "loans": .array(slice.map(listing)),
+            "loans": .array(slice.map { precomputed.listings[key($0)] ?? listing($0) }),
         ]
         return .json(body, headers: rateLimitHeaders(request))
     }
@@ -163,15 +205,17 @@ public enum KivaSandbox {
         }
     }
 
-    /// The `page` parameter: 1 when absent, `nil` when it is not a positive whole number.
+    /// The largest `page` the sandbox serves; a larger one is refused like any other bad number.
+    static let maximumPage = 1_000_000
+
+    /// The `page` parameter: 1 when absent, `nil` when it is not a whole number from 1 to ``maximumPage``.
     static func pageNumber(_ request: SandboxRequest) -> Int? {
         guard let text = request.queryValue("page") else { return 1 }
-        guard let page = Int(text), page >= 1 else { return nil }
-        return page
+        return SandboxNumbers.integer(text, in: 1...maximumPage)
     }
 
     static func invalidPage(_ request: SandboxRequest) -> SandboxResponse {
-        restError(400, code: "org.kiva.InvalidParameter", message: "page must be a whole number from 1, not '\(request.queryValue("page") ?? "")'", request: request)
+        restError(400, code: "org.kiva.InvalidParameter", message: "page must be a whole number from 1 to \(maximumPage), not '\(request.queryValue("page") ?? "")'", request: request)
     }
 
     /// The v1 error shape: `{"code": ..., "message": ...}`.
@@ -236,8 +280,13 @@ public enum KivaSandbox {
     static func graphQLLoans(_ variables: JSONObject) -> SandboxResponse {
         let offset = variables["offset"] ?? .null
         let limit = variables["limit"] ?? .null
-        guard offset.isNull || (offset.int ?? -1) >= 0 else { return invalidVariable("offset", offset, "Int", reason: "must be 0 or more") }
-        guard limit.isNull || (limit.int ?? -1) >= 0 else { return invalidVariable("limit", limit, "Int", reason: "must be 0 or more") }
+        let int32 = 0...SandboxNumbers.graphQLIntRange.upperBound
+        guard offset.isNull || SandboxNumbers.integer(offset, in: int32) != nil else {
+            return invalidVariable("offset", offset, "Int", reason: "must be a 32-bit Int of 0 or more")
+        }
+        guard limit.isNull || SandboxNumbers.integer(limit, in: int32) != nil else {
+            return invalidVariable("limit", limit, "Int", reason: "must be a 32-bit Int of 0 or more")
+        }
         var matches = loans
         let filters = variables["filters"] ?? .null
         if !filters.isNull {
@@ -266,13 +315,11 @@ public enum KivaSandbox {
                 "expiringSoon": "expiration", "amountLeft": "amount_remaining", "loanAmount": "loan_amount",
                 "loanAmountDesc": "loan_amount_desc", "popularity": "popularity", "random": "random",
             ][order] ?? "newest"  // the sandbox has no repayment terms: repaymentTerm sorts by newest
-            matches = sorted(matches, by: restOrder)
+            matches = ordered(matches, by: restOrder)
         } else {
-            matches = sorted(matches, by: "newest")
+            matches = ordered(matches, by: "newest")
         }
-        let start = min(matches.count, offset.int ?? 0)
-        let count = limit.int ?? 20
-        let values = matches[start..<min(matches.count, start + count)].map(graphQLLoan)
+        let values = matches[SandboxNumbers.window(offset: offset.int ?? 0, length: limit.int ?? 20, count: matches.count)].map { precomputed.graphQL[key($0)] ?? graphQLLoan($0) }
         return graphQLResponse(["lend": ["loans": ["totalCount": .int(matches.count), "values": .array(values)]]])
     }
 
@@ -399,13 +446,21 @@ public enum KivaSandbox {
     // MARK: Matching
 
     static func matchesWords(_ text: String, _ loan: JSONValue) -> Bool {
+        let wanted = self.words(text)
+        if let words = precomputed.words[key(loan)] { return wanted.allSatisfy(words.contains) }
+        return wanted.allSatisfy(Set(words(searchText(loan))).contains)
+    }
+
+    /// The text search looks in: name, use, activity, sector, country, town and the description texts.
+    static func searchText(_ loan: JSONValue) -> String {
         let description = loan["description"]?["texts"]?.object?.members.compactMap(\.value.string) ?? []
         let fields = [loan["name"], loan["use"], loan["activity"], loan["sector"], loan["location"]?["country"], loan["location"]?["town"]]
             .compactMap { $0?.string } + description
         // Whole words, as a search index matches them: "leon" finds León, not Sierra Leone.
-        let words = Set(words(fields.joined(separator: " ")))
-        return self.words(text).allSatisfy(words.contains)
+        return fields.joined(separator: " ")
     }
+
+    private static let posix = Locale(identifier: "en_US_POSIX")
 
     /// `text` folded and split into words at anything that is not a letter or a digit.
     static func words(_ text: String) -> [String] {
@@ -451,7 +506,7 @@ public enum KivaSandbox {
     }
 
     static func fold(_ text: String) -> String {
-        text.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: Locale(identifier: "en_US_POSIX"))
+        text.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: posix)
     }
 
     /// An amount as GraphQL sends money: a string with two decimals.

@@ -17,8 +17,14 @@ extension MeetupSandbox: SandboxProviding {
 
     public static func sandboxResponse(for request: SandboxRequest, context: SandboxContext) -> SandboxResponse? {
         switch (request.method, request.path) {
-        case ("GET", "/2/groups"), ("GET", "/2/groups.json"): return MeetupSandbox.v2Groups(request, context: context)
-        case ("POST", "/gql-ext"): return MeetupSandbox.graphQL(request)
+        case ("GET", "/2/groups"), ("GET", "/2/groups.json"):
+            // Answers depend only on the request and the base URL its links point to, so repeats reuse them.
+            let key = SandboxResponseMemo.key(request, extra: [context.baseURL.absoluteString])
+            return MeetupSandbox.memo.response(for: key) { MeetupSandbox.v2Groups(request, context: context) }
+        case ("POST", "/gql-ext"):
+            guard request.body.count <= 16 << 10 else { return MeetupSandbox.graphQL(request) }
+            let key = SandboxResponseMemo.key(request, extra: [request.bearerToken ?? "", String(decoding: request.body, as: UTF8.self)])
+            return MeetupSandbox.memo.response(for: key) { MeetupSandbox.graphQL(request) }
         case ("POST", "/gql"): return MeetupSandbox.retiredEndpoint()
         case (_, "/2/groups"), (_, "/2/groups.json"), (_, "/gql-ext"):
             return .json(["code": "method_not_allowed", "problem": .string("\(request.method) is not supported here")], status: 405)
@@ -56,8 +62,34 @@ private func reason(_ status: Int) -> String {
 }
 
 public enum MeetupSandbox {
+    static let memo = SandboxResponseMemo()
+
     /// The bundled groups, parsed once.
     static let groups: [JSONValue] = (try? JSONParser().parse(MeetupSampleData.groupsJSON))?.array ?? []
+
+    /// What search needs from each group, computed once rather than per request.
+    struct IndexedGroup: Sendable {
+        var group: JSONValue
+        var graphQLNode: JSONValue
+        var lat: Double?
+        var lon: Double?
+        var id: Int
+        /// Folded topic url keys (v2 `topic=` matches these exactly).
+        var topicKeys: [String]
+        /// Folded name, description and topic names (GraphQL `query` matches inside these).
+        var texts: [String]
+    }
+
+    static let index: [IndexedGroup] = groups.map { group in
+        let topics = group["topics"]?.array ?? []
+        return IndexedGroup(
+            group: group, graphQLNode: graphQLNode(group), lat: group["lat"]?.double, lon: group["lon"]?.double, id: group["id"]?.int ?? 0,
+            topicKeys: topics.compactMap { $0["urlkey"]?.string }.map(fold),
+            texts: ([group["name"]?.string, group["description"]?.string] + topics.map { $0["name"]?.string }).compactMap { $0 }.map(fold))
+    }
+
+    /// The largest v2 `offset` (a page index) the sandbox accepts; beyond it a request is a 400, as a bad number is.
+    static let maximumOffset = 1_000_000
 
     static let rateLimitHeaders: HTTPHeaders = [
         "X-RateLimit-Limit": "200", "X-RateLimit-Remaining": "199", "X-RateLimit-Reset": "3600",
@@ -76,20 +108,24 @@ public enum MeetupSandbox {
         guard let lat = request.queryValue("lat").flatMap(Double.init), let lon = request.queryValue("lon").flatMap(Double.init) else {
             return v2Error(400, code: "bad_request", problem: "Missing required parameters", details: "At least one of the required parameter(s) must be supplied: lat and lon, zip, group_urlname, topic, ...")
         }
+        guard (-90...90).contains(lat), (-180...180).contains(lon) else {
+            return v2Error(400, code: "bad_request", problem: "Invalid location", details: "lat must be between -90 and 90 and lon between -180 and 180")
+        }
         let radius = request.queryValue("radius").flatMap(Double.init) ?? 25
         guard (0...100).contains(radius) else {
             return v2Error(400, code: "bad_request", problem: "Invalid radius", details: "radius must be between 0.0 and 100.0 miles")
         }
-        let pageSize = request.queryValue("page").flatMap(Int.init) ?? 200
-        let offset = request.queryValue("offset").flatMap(Int.init) ?? 0
-        guard (1...200).contains(pageSize), offset >= 0 else {
-            return v2Error(400, code: "bad_request", problem: "Invalid paging", details: "page must be 1-200 and offset non-negative")
+        let pageText = request.queryValue("page") ?? "200", offsetText = request.queryValue("offset") ?? "0"
+        guard let pageSize = SandboxNumbers.integer(pageText, in: 1...200),
+            let offset = SandboxNumbers.integer(offsetText, in: 0...maximumOffset)
+        else {
+            return v2Error(400, code: "bad_request", problem: "Invalid paging", details: "page must be 1-200 and offset 0-\(maximumOffset)")
         }
         let matches = MeetupV2Rules.ordered(
-            nearby(lat: lat, lon: lon, radius: radius, text: request.queryValue("topic"), matchTopicKeys: true), request: request)
-        let start = min(matches.count, offset * pageSize)
-        let pageItems = Array(matches[start..<min(matches.count, start + pageSize)])
-        let hasNext = start + pageSize < matches.count
+            nearby(lat: lat, lon: lon, radius: radius, text: request.queryValue("topic"), matchTopicKeys: true).map(\.group), request: request)
+        let window = SandboxNumbers.page(offset + 1, size: pageSize, count: matches.count)
+        let pageItems = Array(matches[window])
+        let hasNext = window.upperBound < matches.count
         var nextQuery = request.query.filter { $0.name != "offset" }
         nextQuery.append((name: "offset", value: String(offset + 1)))
         let meta: JSONValue = [
@@ -103,7 +139,8 @@ public enum MeetupSandbox {
             "title": "Meetup Groups v2",
             "url": .string(url(context.baseURL, "/2/groups", request.query)),
             "id": "",
-            "updated": .number(String(Int64(context.now.timeIntervalSince1970 * 1000))),
+            // When the newest of these groups changed (the samples keep only `created`), not the time of the request.
+            "updated": .number(String(matches.compactMap { $0["created"]?.int }.max() ?? 0)),
             "lat": .double(lat),
         ]
         return .json(["results": .array(pageItems), "meta": meta], headers: rateLimitHeaders)
@@ -145,20 +182,29 @@ public enum MeetupSandbox {
             return validationError("Variable 'lat' has an invalid value: Expected a value that can be converted to type 'Float' but it was a 'String'", line: 1, column: 66)
         }
         let radius = variables["radius"]?.double ?? 25
-        let first = variables["first"]?.int ?? 20
-        guard first >= 1 else { return validationError("Variable 'first' must be positive", line: 1, column: 50) }
+        guard (-90...90).contains(lat), (-180...180).contains(lon), radius.isFinite, radius >= 0 else {
+            return validationError("Variable 'lat', 'lon' or 'radius' has an invalid value: Float cannot represent a non-finite or out-of-range value", line: 1, column: 66)
+        }
+        let firstValue = variables["first"] ?? .null
+        guard firstValue.isNull || SandboxNumbers.integer(firstValue, in: 1...SandboxNumbers.graphQLIntRange.upperBound) != nil else {
+            return validationError("Variable 'first' must be a positive 32-bit Int, not \(JSONWriter().string(firstValue))", line: 1, column: 50)
+        }
+        let first = firstValue.int ?? 20
         var offset = 0
         if let cursor = variables["cursor"]?.string {
-            guard let decoded = Data(base64Encoded: cursor).flatMap({ String(data: $0, encoding: .utf8) }).flatMap(Int.init) else {
+            guard let decoded = Data(base64Encoded: cursor).flatMap({ String(data: $0, encoding: .utf8) })
+                .flatMap({ SandboxNumbers.integer($0, in: 0...Int(Int32.max)) })
+            else {
                 return validationError("Invalid cursor '\(cursor)'", line: 1, column: 31)
             }
             offset = decoded
         }
         let matches = nearby(lat: lat, lon: lon, radius: radius, text: text.isEmpty ? nil : text, matchTopicKeys: false)
-        let start = min(matches.count, offset)
-        let pageItems = Array(matches[start..<min(matches.count, start + first)])
+        let window = SandboxNumbers.window(offset: offset, length: first, count: matches.count)
+        let start = window.lowerBound
+        let pageItems = matches[window]
         let end = start + pageItems.count
-        let edges = pageItems.map { group -> JSONValue in ["node": graphQLNode(group)] }
+        let edges = pageItems.map { group -> JSONValue in ["node": group.graphQLNode] }
         let search: JSONValue = [
             "pageInfo": ["hasNextPage": .bool(end < matches.count), "endCursor": .string(Data(String(end).utf8).base64EncodedString())],
             // As the real API does, totalCount reports the page size rather than all matches.
@@ -214,28 +260,27 @@ public enum MeetupSandbox {
     // MARK: Search
 
     /// Groups within `radius` miles of the point, nearest first, optionally matching `text`.
-    static func nearby(lat: Double, lon: Double, radius: Double, text: String?, matchTopicKeys: Bool) -> [JSONValue] {
+    static func nearby(lat: Double, lon: Double, radius: Double, text: String?, matchTopicKeys: Bool) -> [IndexedGroup] {
         let needle = text.map(fold)
-        return groups.compactMap { group -> (JSONValue, Double)? in
-            guard let groupLat = group["lat"]?.double, let groupLon = group["lon"]?.double else { return nil }
+        return index.compactMap { group -> (IndexedGroup, Double)? in
+            guard let groupLat = group.lat, let groupLon = group.lon else { return nil }
             let distance = miles(lat, lon, groupLat, groupLon)
             guard distance <= radius else { return nil }
             if let needle, !needle.isEmpty {
-                let topics = group["topics"]?.array ?? []
-                let haystack = matchTopicKeys
-                    ? topics.compactMap { $0["urlkey"]?.string }.map(fold)
-                    : ([group["name"]?.string, group["description"]?.string] + topics.map { $0["name"]?.string }).compactMap { $0 }.map(fold)
-                guard haystack.contains(where: { matchTopicKeys ? $0 == needle : $0.contains(needle) }) else { return nil }
+                let found = matchTopicKeys ? group.topicKeys.contains(needle) : group.texts.contains { $0.contains(needle) }
+                guard found else { return nil }
             }
             return (group, distance)
         }
-        .sorted { $0.1 != $1.1 ? $0.1 < $1.1 : ($0.0["id"]?.int ?? 0) < ($1.0["id"]?.int ?? 0) }
+        .sorted { $0.1 != $1.1 ? $0.1 < $1.1 : $0.0.id < $1.0.id }
         .map(\.0)
     }
 
     private static func fold(_ text: String) -> String {
-        text.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: Locale(identifier: "en_US_POSIX"))
+        text.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: posix)
     }
+
+    private static let posix = Locale(identifier: "en_US_POSIX")
 
     /// Great-circle distance in miles.
     static func miles(_ lat1: Double, _ lon1: Double, _ lat2: Double, _ lon2: Double) -> Double {

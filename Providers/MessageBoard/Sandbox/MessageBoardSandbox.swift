@@ -124,7 +124,7 @@ public struct MessageBoardSandbox {
         }
         let record = try store.update(Self.storeDocument) { document -> JSONValue in
             var messages = try Self.messages(in: document, store: store)
-            let id = (messages.compactMap { $0["id"]?.int }.max() ?? 0) + 1
+            let id = SandboxNumbers.sum(messages.compactMap { $0["id"]?.int }.max() ?? 0, 1)
             let now = Self.timestamp(context.now, milliseconds: true)
             let record: JSONValue = [
                 "id": .int(id),
@@ -234,7 +234,7 @@ public struct MessageBoardSandbox {
 
     /// Rails times in UTC: `2012-05-04T12:00:00Z` (Rails 3) or `2024-05-04T12:00:00.000Z` (newer Rails).
     static func timestamp(_ date: Date, milliseconds: Bool) -> String {
-        ISO8601.utcFormatter(format: milliseconds ? "yyyy-MM-dd'T'HH:mm:ss.SSS'Z'" : "yyyy-MM-dd'T'HH:mm:ss'Z'").string(from: date)
+        UTCTimestamp.iso8601(date, milliseconds: milliseconds)
     }
 
     /// What a `date` column keeps of a posted value: its day, or `nil` when it is not a date.

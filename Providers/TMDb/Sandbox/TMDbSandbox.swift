@@ -43,6 +43,27 @@ public enum TMDbSandbox {
         movies.compactMap { movie in movie["id"]?.idString.map { ($0, movie) } }, uniquingKeysWith: { first, _ in first })
     static let configuration: JSONValue = (try? JSONParser().parse(TMDbSampleData.configurationJSON)) ?? [:]
 
+    /// What search and lists need from each movie, computed once rather than per request: folded title words,
+    /// the popularity as a decimal, and the movie in list form.
+    struct IndexedMovie: Sendable {
+        var movie: JSONValue
+        var listForm: JSONValue
+        var titles: [(words: [String], folded: String)]
+        var releaseDate: String
+        var popularity: Decimal
+        var id: Int
+    }
+
+    static let index: [IndexedMovie] = movies.map { movie in
+        let titles = [movie["title"]?.string, movie["original_title"]?.string].compactMap { $0 }
+        return IndexedMovie(
+            movie: movie, listForm: listResult(movie), titles: titles.map { (words($0), fold($0)) },
+            releaseDate: movie["release_date"]?.string ?? "", popularity: movie["popularity"]?.decimal ?? 0, id: movie["id"]?.int ?? 0)
+    }
+
+    /// The catalogue, most popular first.
+    static let byPopularity: [IndexedMovie] = index.sorted(by: isMorePopular)
+
     static let headers: HTTPHeaders = ["Content-Type": "application/json;charset=utf-8"]
 
     // MARK: Routing
@@ -82,6 +103,14 @@ public enum TMDbSandbox {
         if route == .unknown { return notFound() }
         if let rejection = authenticate(request) { return rejection }
         if let rejection = TMDbParameterRules.check(request, route: route) { return rejection }
+        // Past authentication and validation, answers depend only on the route, the query and the drift setting.
+        let key = SandboxResponseMemo.key(request, extra: [context.settings[popularDriftSetting] ?? ""])
+        return memo.response(for: key) { answer(route, request: request, context: context) }
+    }
+
+    static let memo = SandboxResponseMemo()
+
+    private static func answer(_ route: Route, request: SandboxRequest, context: SandboxContext) -> SandboxResponse {
         switch route {
         case .configuration: return .json(configuration, headers: headers)
         case .searchMovie: return search(request)
@@ -114,7 +143,7 @@ public enum TMDbSandbox {
     static func popular(_ request: SandboxRequest, context: SandboxContext) -> SandboxResponse {
         guard let page = page(request) else { return invalidPage() }
         let drift = context.settings[popularDriftSetting].flatMap(Int.init).map { min(max(0, $0), pageSize - 1) } ?? 0
-        return listPage(byPopularity(movies), page: page, drift: drift)
+        return listPage(byPopularity, page: page, drift: drift)
     }
 
     static func details(id: String, request: SandboxRequest) -> SandboxResponse {
@@ -150,15 +179,15 @@ public enum TMDbSandbox {
     }
 
     /// Page `page` of `movies` in list form. `drift` makes later pages start earlier (see ``popularDriftSetting``).
-    static func listPage(_ movies: [JSONValue], page: Int, drift: Int = 0) -> SandboxResponse {
+    static func listPage(_ movies: [IndexedMovie], page: Int, drift: Int = 0) -> SandboxResponse {
         let size = pageSize
-        let start = (page - 1) * (size - drift)
-        let slice = start < movies.count ? Array(movies[start..<min(movies.count, start + size)]) : []
+        let start = SandboxNumbers.product(page - 1, size - drift)
+        let slice = movies[SandboxNumbers.window(offset: start, length: size, count: movies.count)]
         // An empty result still says total_pages 1, as TMDb's live search does.
         let totalPages = max(1, (movies.count + size - 1) / size)
         return .json([
             "page": .int(page),
-            "results": .array(slice.map(listResult)),
+            "results": .array(slice.map(\.listForm)),
             "total_pages": .int(totalPages),
             "total_results": .int(movies.count),
         ], headers: headers)
@@ -188,22 +217,20 @@ public enum TMDbSandbox {
 
     /// Movies whose title or original title holds every word of `text` (each word starting a title word, or
     /// anywhere in titles written without spaces), case- and accent-insensitively; best matches first.
-    static func matches(_ text: String, year: Int?) -> [JSONValue] {
+    static func matches(_ text: String, year: Int?) -> [IndexedMovie] {
         let wanted = words(text)
         guard !wanted.isEmpty else { return [] }
-        let ranked = movies.compactMap { movie -> (movie: JSONValue, rank: Int)? in
-            if let year, movie["release_date"]?.string?.hasPrefix(String(year)) != true { return nil }
-            let titles = [movie["title"]?.string, movie["original_title"]?.string].compactMap { $0 }
-            let ranks = titles.compactMap { rank(title: $0, wanted: wanted) }
+        let yearPrefix = year.map(String.init)
+        let ranked = index.compactMap { movie -> (movie: IndexedMovie, rank: Int)? in
+            if let yearPrefix, !movie.releaseDate.hasPrefix(yearPrefix) { return nil }
+            let ranks = movie.titles.compactMap { rank(titleWords: $0.words, folded: $0.folded, wanted: wanted) }
             return ranks.min().map { (movie, $0) }
         }
         return ranked.sorted { $0.rank != $1.rank ? $0.rank < $1.rank : isMorePopular($0.movie, $1.movie) }.map(\.movie)
     }
 
     /// 0 for the whole title, 1 when the title starts with the words, 2 for any other match, `nil` for none.
-    static func rank(title: String, wanted: [String]) -> Int? {
-        let titleWords = words(title)
-        let folded = fold(title)
+    static func rank(titleWords: [String], folded: String, wanted: [String]) -> Int? {
         let all = wanted.allSatisfy { word in
             titleWords.contains { $0.hasPrefix(word) } || (word.unicodeScalars.contains(where: isSpacelessScript) && folded.contains(word))
         }
@@ -219,8 +246,10 @@ public enum TMDbSandbox {
     }
 
     static func fold(_ text: String) -> String {
-        text.folding(options: [.caseInsensitive, .diacriticInsensitive, .widthInsensitive], locale: Locale(identifier: "en_US_POSIX"))
+        text.folding(options: [.caseInsensitive, .diacriticInsensitive, .widthInsensitive], locale: posix)
     }
+
+    private static let posix = Locale(identifier: "en_US_POSIX")
 
     /// Scripts written without spaces between words (Han, kana), where a word can only be found as a substring.
     static func isSpacelessScript(_ scalar: Unicode.Scalar) -> Bool {
@@ -230,15 +259,9 @@ public enum TMDbSandbox {
         }
     }
 
-    static func byPopularity(_ movies: [JSONValue]) -> [JSONValue] {
-        movies.sorted(by: isMorePopular)
-    }
-
-    static func isMorePopular(_ first: JSONValue, _ second: JSONValue) -> Bool {
-        let a = first["popularity"]?.decimal ?? 0
-        let b = second["popularity"]?.decimal ?? 0
-        if a != b { return a > b }
-        return (first["id"]?.int ?? 0) < (second["id"]?.int ?? 0)
+    static func isMorePopular(_ first: IndexedMovie, _ second: IndexedMovie) -> Bool {
+        if first.popularity != second.popularity { return first.popularity > second.popularity }
+        return first.id < second.id
     }
 
     // MARK: Errors

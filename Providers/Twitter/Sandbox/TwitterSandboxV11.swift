@@ -28,25 +28,44 @@ enum TwitterSandboxV11 {
         if user["protected"]?.bool == true {
             return TwitterSandbox.json(["request": "/1.1/statuses/user_timeline.json", "error": "Not authorized."], status: 401, route: route, context: context)
         }
-        // count is capped at 200; like X, it is applied before replies and retweets are removed.
-        let count = min(200, max(1, request.queryValue("count").flatMap { Int($0) } ?? 20))
-        let maxID = request.queryValue("max_id").flatMap { UInt64($0) } ?? .max
-        let sinceID = request.queryValue("since_id").flatMap { UInt64($0) } ?? 0
-        let excludeReplies = ["true", "1", "t"].contains(request.queryValue("exclude_replies")?.lowercased() ?? "")
-        let includeRetweets = !["false", "0", "f"].contains(request.queryValue("include_rts")?.lowercased() ?? "")
-        let extended = request.queryValue("tweet_mode") == "extended"
-        // "each Tweet returned in a timeline will include a user object including only the status author's numerical ID"
-        let trimUser = ["true", "1", "t"].contains(request.queryValue("trim_user")?.lowercased() ?? "")
-        let window = TwitterSandbox.timeline(userID: userID)
-            .filter { TwitterSandbox.numericID($0) > sinceID && TwitterSandbox.numericID($0) <= maxID }
-            .prefix(count)
-        let shown = window.filter { tweet in
-            !(excludeReplies && TwitterSandbox.isReply(tweet)) && !(!includeRetweets && TwitterSandbox.isRetweet(tweet))
-        }
-        return TwitterSandbox.json(.array(shown.map { status($0, extended: extended, trimUser: trimUser) }), route: route, context: context)
+        // The body depends only on the query (the headers carry the clock), so repeated requests reuse it.
+        let body = memo.response(for: SandboxResponseMemo.key(request)) {
+            // count is capped at 200; like X, it is applied before replies and retweets are removed.
+            let count = min(200, max(1, request.queryValue("count").flatMap { Int($0) } ?? 20))
+            let maxID = request.queryValue("max_id").flatMap { UInt64($0) } ?? .max
+            let sinceID = request.queryValue("since_id").flatMap { UInt64($0) } ?? 0
+            let excludeReplies = ["true", "1", "t"].contains(request.queryValue("exclude_replies")?.lowercased() ?? "")
+            let includeRetweets = !["false", "0", "f"].contains(request.queryValue("include_rts")?.lowercased() ?? "")
+            let extended = request.queryValue("tweet_mode") == "extended"
+            // "each Tweet returned in a timeline will include a user object including only the status author's numerical ID"
+            let trimUser = ["true", "1", "t"].contains(request.queryValue("trim_user")?.lowercased() ?? "")
+            let window = TwitterSandbox.timeline(userID: userID)
+                .filter { TwitterSandbox.numericID($0) > sinceID && TwitterSandbox.numericID($0) <= maxID }
+                .prefix(count)
+            let shown = window.filter { tweet in
+                !(excludeReplies && TwitterSandbox.isReply(tweet)) && !(!includeRetweets && TwitterSandbox.isRetweet(tweet))
+            }
+            return .json(.array(shown.map { precomputedStatus($0, extended: extended, trimUser: trimUser) }))
+        }.body
+        var response = TwitterSandbox.json([], route: route, context: context)
+        response.body = body
+        return response
     }
 
     // MARK: v2 record → v1.1 status
+
+    /// Every bundled post in both v1.1 shapes (compatibility and extended), converted once rather than per request.
+    static let statuses: [Bool: [String: JSONValue]] = Dictionary(uniqueKeysWithValues: [false, true].map { extended in
+        (extended, Dictionary(TwitterSandbox.tweets.compactMap { tweet in tweet["id"]?.string.map { ($0, status(tweet, extended: extended)) } },
+                              uniquingKeysWith: { first, _ in first }))
+    })
+
+    static let memo = SandboxResponseMemo()
+
+    static func precomputedStatus(_ tweet: JSONValue, extended: Bool, trimUser: Bool) -> JSONValue {
+        if trimUser { return status(tweet, extended: extended, trimUser: true) }
+        return tweet["id"]?.string.flatMap { statuses[extended]?[$0] } ?? status(tweet, extended: extended)
+    }
 
     static func status(_ tweet: JSONValue, extended: Bool, trimUser: Bool = false, nested: Bool = false) -> JSONValue {
         let id = tweet["id"]?.string ?? "0"
@@ -210,7 +229,13 @@ enum TwitterSandboxV11 {
         return "<a href=\"\(links[name] ?? "https://mobile.twitter.com")\" rel=\"nofollow\">\(name)</a>"
     }
 
-    static func format(_ date: Date) -> String { formatter.withLock { $0.string(from: date) } }
+    static func format(_ date: Date) -> String {
+        let p = UTCTimestamp.parts(of: date)
+        let days = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
+        let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+        let time = "\(UTCTimestamp.pad(p.hour, 2)):\(UTCTimestamp.pad(p.minute, 2)):\(UTCTimestamp.pad(p.second, 2))"
+        return "\(days[p.weekday]) \(months[p.month - 1]) \(UTCTimestamp.pad(p.day, 2)) \(time) +0000 \(p.year)"
+    }
 
     static let formatter = LockedFormatter(ISO8601.utcFormatter(format: "EEE MMM dd HH:mm:ss Z yyyy"))
 }

@@ -85,17 +85,3 @@ extension ProviderDescriptor {
         return environment.filter { names.contains($0.key) }
     }
 }
-
-extension URL {
-    /// Whether `other` has the same scheme, host and port (the default port made explicit): the origin that
-    /// credentials are scoped to.
-    public func hasSameOrigin(as other: URL) -> Bool {
-        func origin(_ url: URL) -> (String, String, Int)? {
-            guard let scheme = url.scheme?.lowercased(), let host = url.host?.lowercased() else { return nil }
-            let port = url.port ?? (scheme == "https" ? 443 : scheme == "http" ? 80 : -1)
-            return (scheme, host, port)
-        }
-        guard let mine = origin(self), let theirs = origin(other) else { return false }
-        return mine == theirs
-    }
-}

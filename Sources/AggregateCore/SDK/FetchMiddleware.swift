@@ -145,6 +145,7 @@ public struct RedirectMiddleware: FetchMiddleware {
     public func intercept(
         _ request: HTTPRequest, exchange: FetchExchange, next: @escaping @Sendable (HTTPRequest, FetchExchange) async throws -> HTTPResponse
     ) async throws -> HTTPResponse {
+        let scope = CredentialScope(baseURL: exchange.origin)
         var hop = request
         var visited: Set<String> = []
         for _ in 0...limit {
@@ -153,7 +154,7 @@ public struct RedirectMiddleware: FetchMiddleware {
                 throw AggregateError(.http, "the server redirected in a loop (back to \(exchange.redactor.redact(hop.url.absoluteString)))")
             }
             var sent = hop
-            if let credential = exchange.credential, hop.url.hasSameOrigin(as: exchange.origin) {
+            if let credential = exchange.credential, scope.contains(hop.url) {
                 switch credential {
                 case .bearer(let token): sent.headers["Authorization"] = "Bearer \(token)"
                 case .header(let name, let value): sent.headers[name] = value
@@ -169,7 +170,8 @@ public struct RedirectMiddleware: FetchMiddleware {
                 hop.body = nil
                 hop.headers["Content-Type"] = nil
             }
-            hop.url = target
+            // Leaving the provider's origin: no credential is attached there, and none may ride along in the query.
+            hop.url = scope.contains(target) ? target : scope.stripped(target, credential: exchange.credential, redactor: exchange.redactor)
         }
         throw AggregateError(.http, "too many redirects (more than \(limit))")
     }
@@ -250,7 +252,7 @@ public struct DeadlineMiddleware: FetchMiddleware {
         return try await withThrowingTaskGroup(of: HTTPResponse?.self) { group in
             group.addTask { try await next(request, exchange) }
             group.addTask {
-                try? await Task.sleep(nanoseconds: UInt64(timeout * 1_000_000_000))
+                try? await Task.sleep(nanoseconds: Nanoseconds.from(seconds: timeout))
                 return nil
             }
             defer { group.cancelAll() }
@@ -262,6 +264,7 @@ public struct DeadlineMiddleware: FetchMiddleware {
     }
 
     static func seconds(_ value: TimeInterval) -> String {
-        value.rounded() == value ? "\(Int(value)) s" : String(format: "%.1f s", value)
+        guard value.isFinite, abs(value) < 1e15 else { return "\(value) s" }
+        return value.rounded() == value ? "\(Int(value)) s" : String(format: "%.1f s", value)
     }
 }

@@ -122,10 +122,10 @@ extension ProviderRunner.Settings {
         return value
     }
 
-    /// A `--timeout` value: seconds above 0, at most an hour.
+    /// A `--timeout` value: plain decimal seconds from 0.01 to an hour (no hexadecimal, no exponent).
     public static func timeout(from text: String) throws(AggregateError) -> TimeInterval {
-        guard let value = Double(text), value > 0, value <= 3600 else {
-            throw AggregateError(.usage, "--timeout must be a number of seconds above 0 (at most 3600), not '\(text)'")
+        guard let value = DecimalText.number(text, in: 0.01...3600) else {
+            throw AggregateError(.usage, "--timeout must be a decimal number of seconds from 0.01 to 3600, not '\(text)'")
         }
         return value
     }

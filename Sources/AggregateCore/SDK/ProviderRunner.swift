@@ -24,11 +24,13 @@ public struct ProviderRunner: Sendable {
         public var timeout: TimeInterval
         /// Whether plain http may leave this machine (`--allow-http`).
         public var allowHTTP: Bool
+        /// Whether results keep every page's raw body (`--raw`); without it only the items stay in memory.
+        public var keepsRawBodies: Bool
 
         /// Creates settings with the command line's defaults.
         public init(
             limit: Int = 20, limitIsExplicit: Bool = false, offline: Bool = false, baseURL: String? = nil, timeout: TimeInterval = 15,
-            allowHTTP: Bool = false
+            allowHTTP: Bool = false, keepsRawBodies: Bool = true
         ) {
             self.limit = limit
             self.limitIsExplicit = limitIsExplicit
@@ -36,6 +38,7 @@ public struct ProviderRunner: Sendable {
             self.baseURL = baseURL
             self.timeout = timeout
             self.allowHTTP = allowHTTP
+            self.keepsRawBodies = keepsRawBodies
         }
     }
 
@@ -47,6 +50,8 @@ public struct ProviderRunner: Sendable {
     public var sandboxStore: SandboxStore?
     /// Makes the network transport of live runs.
     public var makeTransport: @Sendable () -> any HTTPTransport
+    /// Waits between retries, when not the real clock (tests).
+    public var retrySleep: (@Sendable (TimeInterval) async throws -> Void)?
     /// Receives the runs' progress and trace events.
     public var events: @Sendable (FetchEvent) -> Void
 
@@ -54,8 +59,9 @@ public struct ProviderRunner: Sendable {
     public init(
         registry: ProviderRegistry, environment: [String: String], sandboxStore: SandboxStore? = nil,
         makeTransport: @escaping @Sendable () -> any HTTPTransport = { URLSessionTransport() },
-        events: @escaping @Sendable (FetchEvent) -> Void = { _ in }
+        retrySleep: (@Sendable (TimeInterval) async throws -> Void)? = nil, events: @escaping @Sendable (FetchEvent) -> Void = { _ in }
     ) {
+        self.retrySleep = retrySleep
         self.registry = registry
         self.environment = environment
         self.sandboxStore = sandboxStore
@@ -84,8 +90,9 @@ public struct ProviderRunner: Sendable {
 
     /// The fetcher for a run: the emulators in-process when offline, `transport` or the network otherwise.
     public func fetcher(settings: Settings, cache: RunCache = RunCache(), transport: (any HTTPTransport)? = nil) -> Fetcher {
-        var options = FetchOptions(timeout: settings.timeout, events: events)
+        var options = FetchOptions(timeout: settings.timeout, events: events, keepsRawBodies: settings.keepsRawBodies)
         options.allowHTTP = settings.allowHTTP
+        if let retrySleep { options.sleep = retrySleep }
         if settings.offline {
             return Fetcher(transport: SandboxTransport(registry: registry, store: sandboxStore), options: options, source: .offline, cache: cache)
         }

@@ -20,7 +20,7 @@ import Testing
     }
 
     /// The sandbox's popular list, in order.
-    var popularIDs: [String] { TMDbSandbox.byPopularity(TMDbSandbox.movies).compactMap { $0["id"]?.idString } }
+    var popularIDs: [String] { TMDbSandbox.byPopularity.compactMap { $0.id == 0 ? nil : String($0.id) } }
 
     @Test func offlineRunsUseTheDocumentedImageBaseWithoutAskingConfiguration() async throws {
         let transport = try RecordingSandboxTransport()

@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# Builds and runs the libFuzzer harnesses in Fuzz/ (see Fuzz/README.md).
+#
+# Usage: scripts/fuzz.sh [TARGET|all] [SECONDS]     (default: all targets, 60 s each)
+# Targets: json jsonpath fault-spec request-reader cli-args normalizers
+#
+# Each harness is compiled with `swiftc -sanitize=fuzzer` together with the sources it exercises (one module, the
+# package's `import AggregateCore` lines dropped), then run for SECONDS from its seed corpus. A crash stops the
+# run with exit 1 and prints where libFuzzer saved the crashing input (.build/fuzz/<target>/crashes/).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+target="${1:-all}"
+seconds="${2:-60}"
+all_targets=(json jsonpath fault-spec request-reader cli-args normalizers)
+
+# Swift's crash handler can hang under the fuzzer; libFuzzer reports crashes itself.
+export SWIFT_BACKTRACE=enable=no
+
+sources_for() {
+    local core=(Sources/AggregateCore/*.swift Sources/AggregateCore/SDK/*.swift)
+    case "$1" in
+        json|jsonpath) echo "${core[@]}" ;;
+        fault-spec|request-reader) echo "${core[@]}" Sources/AggregateSandbox/*.swift ;;
+        cli-args) echo "${core[@]}" ;;
+        normalizers) echo "${core[@]}" Providers/*/*.swift Sources/AggregateProviders/*.swift ;;
+        *) echo "unknown fuzz target '$1'; targets: ${all_targets[*]}" >&2; exit 64 ;;
+    esac
+}
+
+build() {
+    local name="$1" dir=".build/fuzz/$1"
+    local source_dir="$dir/src"
+    rm -rf "$source_dir"
+    mkdir -p "$source_dir"
+    local file index=0
+    for file in $(sources_for "$name"); do
+        index=$((index + 1))
+        # One module: the package's own module imports are dropped (`public import` becomes internal visibility).
+        sed -E '/^(public |internal |@testable )?import (AggregateCore|AggregateSandbox|AggregateProviders|[A-Za-z]+Provider)$/d' \
+            "$file" > "$source_dir/$index-$(basename "$file")"
+    done
+    cp "Fuzz/$name/harness.swift" "$source_dir/harness.swift"
+    echo "== building fuzz target $name"
+    swiftc -sanitize=fuzzer -parse-as-library -O -swift-version 6 -suppress-warnings \
+        -enable-upcoming-feature ExistentialAny -enable-upcoming-feature InternalImportsByDefault \
+        -enable-upcoming-feature MemberImportVisibility \
+        -module-name "Fuzz$(echo "$name" | tr -d '-')" "$source_dir"/*.swift -o "$dir/fuzzer"
+}
+
+seed() {
+    local name="$1" corpus=".build/fuzz/$1/corpus"
+    mkdir -p "$corpus"
+    cp "Fuzz/$name/corpus/"* "$corpus/"
+    if [ "$name" = normalizers ]; then
+        # Our own recorded fixtures, each behind a status byte of 0 (HTTP 200).
+        local fixture
+        for fixture in $(find Tests/AggregateProvidersTests/Fixtures -name '*.json' -size -24k | sort); do
+            { printf '\000'; cat "$fixture"; } > "$corpus/fixture-$(echo "$fixture" | tr '/' '_')"
+        done
+    fi
+}
+
+run() {
+    local name="$1" dir=".build/fuzz/$1"
+    mkdir -p "$dir/crashes"
+    seed "$name"
+    echo "== fuzzing $name for $seconds s"
+    local log="$dir/fuzz.log"
+    if ! "$dir/fuzzer" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+        -artifact_prefix="$dir/crashes/" "$dir/corpus" >"$log" 2>&1; then
+        tail -n 40 "$log" >&2
+        local artifact
+        artifact="$(ls -t "$dir/crashes/" 2>/dev/null | head -1)"
+        echo "FAIL: fuzz target $name crashed; the input is saved in $dir/crashes/$artifact" >&2
+        return 1
+    fi
+    grep -E "^(Done|stat::number_of_executed_units)" "$log" | tail -1
+}
+
+targets=("$target")
+if [ "$target" = all ]; then targets=("${all_targets[@]}"); fi
+status=0
+for name in "${targets[@]}"; do
+    sources_for "$name" >/dev/null
+    build "$name"
+    run "$name" || status=1
+done
+exit $status
