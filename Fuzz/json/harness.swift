@@ -1,11 +1,39 @@
 import Foundation
 
-/// JSON through the public parse API: whatever parses must write back to text that parses to an equal value, and
-/// writing that value again must give the same bytes (parse → write → parse, equal and byte-identical).
+/// JSON through both public readers. The streaming reader must agree with the tree parser on every input: the
+/// same value, or the same error (reading in a small window, so tokens straddle refills). Whatever parses must
+/// write back to text that parses to an equal value, and writing that value again must give the same bytes
+/// (parse → write → parse, equal and byte-identical).
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzJSON(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let input = Data(bytes: data, count: size)
-    guard let value = try? JSONParser().parse(input) else { return 0 }
+    let tree: Result<JSONValue, JSONParseError>
+    do throws(JSONParseError) { tree = .success(try JSONParser().parse(input)) } catch { tree = .failure(error) }
+    let streamed: Result<JSONValue, JSONParseError>
+    do throws(JSONParseError) {
+        let reader = JSONEventReader(data: input, chunkSize: 7)
+        let value = try reader.readValue()
+        // A second value after the first is an error for the tree parser too; nextToken reports it.
+        guard try reader.nextToken() == nil else { fatalError("the streaming reader accepted trailing data") }
+        streamed = .success(value)
+    } catch { streamed = .failure(error) }
+    // The excerpt quotes what the reader still holds, which a small window cuts short; what and where must agree.
+    func verdict(_ result: Result<JSONValue, JSONParseError>) -> String {
+        switch result {
+        case .success(let value): return "value " + JSONWriter().string(value)
+        case .failure(let error): return "error \(error.reason) at \(error.line):\(error.column)"
+        }
+    }
+    if (try? JSONInput.checkEncoding(input, name: "input")) == nil {
+        // Documented difference for input that is not UTF-8 (or is UTF-16/32): the stream judges each byte as it
+        // arrives, the tree parser (behind the same encoding check in JSONInput) the first syntax problem. Both refuse.
+        guard case .failure = streamed, (try? JSONInput.decode(input, name: "input")) == nil else {
+            fatalError("input that is not UTF-8 was accepted: tree \(verdict(tree)), streamed \(verdict(streamed))")
+        }
+        return 0
+    }
+    guard verdict(tree) == verdict(streamed) else { fatalError("the readers disagree: tree \(verdict(tree)), streamed \(verdict(streamed))") }
+    guard case .success(let value) = tree else { return 0 }
     let written = JSONWriter().data(value)
     guard let again = try? JSONParser().parse(written) else { fatalError("written JSON does not parse: \(String(decoding: written, as: UTF8.self))") }
     guard again == value else { fatalError("round trip changed the value") }

@@ -386,12 +386,18 @@ public final class JSONEventReader {
     /// Moves past whitespace, refilling as needed; afterwards `position < end` unless the input has ended.
     /// - Parameter keeping: an earlier offset whose bytes must stay in the window (a key before its colon).
     private func skipWhitespace(keeping: Int? = nil) throws(JSONParseError) {
+        var keeping = keeping
         while true {
             let window = UnsafeRawBufferPointer(start: storage.baseAddress, count: end)
             position = JSONScan.skipWhitespace(window, position)
             if position < end || atEOF { return }
             let shift = try refill(keeping: keeping ?? position)
-            if keeping != nil { tokenStart -= shift; tokenEnd -= shift }
+            // Everything kept moved by `shift`, the offset to keep included (whitespace can span several refills).
+            if let kept = keeping {
+                keeping = kept - shift
+                tokenStart -= shift
+                tokenEnd -= shift
+            }
         }
     }
 

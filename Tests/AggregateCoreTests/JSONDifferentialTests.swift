@@ -66,6 +66,25 @@ private struct CorpusWriter {
         }
     }
 
+    /// Found by the JSON fuzzer: a key longer than the read window, followed by whitespace that runs past a refill.
+    @Test(arguments: [7, 16, 64])
+    func keysLongerThanTheWindowReadAlikeInBothReaders(chunkSize: Int) throws {
+        let key = "rr" + String(repeating: "5", count: 100) + "b"
+        for text in [#"{"\#(key)":{""   "#, #"{"\#(key)"      :  {"k": 1}}"#, #"{"\#(key)"                    "#] {
+            let data = Data(text.utf8)
+            var treeError: JSONParseError?
+            var tree: JSONValue?
+            do { tree = try JSONParser().parse(data) } catch { treeError = error }
+            var streamError: JSONParseError?
+            var streamed: JSONValue?
+            do throws(JSONParseError) {
+                streamed = try JSONEventReader(data: data, chunkSize: chunkSize).readValue()
+            } catch { streamError = error }
+            #expect(tree == streamed, "\(text)")
+            #expect(treeError?.reason == streamError?.reason && treeError?.line == streamError?.line && treeError?.column == streamError?.column, "\(text)")
+        }
+    }
+
     @Test func truncatedCorpusDocumentsFailAlikeInBothReaders() throws {
         var writer = CorpusWriter(random: SeededGenerator(state: 7))
         var compared = 0
