@@ -40,11 +40,8 @@ enum AuthCommand {
         let names: [String]
         let settings: SettingsSources
         do throws(AggregateError) {
-            parsed = try ArgumentParser(options: options).parse(arguments)
-            if parsed.has("help") {
-                console.out(HelpText.command(command, width: context.terminal.width))
-                return .success
-            }
+            guard let given = try command.parse(arguments, context: context) else { return .success }
+            parsed = given
             guard parsed.positionals.first == "status" else {
                 throw AggregateError(.usage, parsed.positionals.isEmpty ? "missing action: use 'aggregate auth status'" : "unknown auth action '\(parsed.positionals[0])'; use status")
             }

@@ -66,11 +66,7 @@ enum BrowseCommand {
     static func run(_ arguments: [String], context: Context) async -> ExitCode {
         let console = context.console
         do throws(AggregateError) {
-            let parsed = try ArgumentParser(options: options).parse(arguments)
-            if parsed.has("help") {
-                console.out(HelpText.command(command, width: context.terminal.width))
-                return .success
-            }
+            guard let parsed = try command.parse(arguments, context: context) else { return .success }
             let invocation = try parse(parsed, width: context.terminal.width)
             var keyboard: Int32?
             if invocation.mode == .interactive {

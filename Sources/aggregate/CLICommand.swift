@@ -9,6 +9,19 @@ protocol CLICommand {
     static func run(_ arguments: [String], context: Context) async -> ExitCode
 }
 
+extension HelpText.Command {
+    /// Parses a command's arguments against its options. For `--help` it prints the command's help and returns
+    /// `nil`, so every command answers `--help` the same way (exit 0).
+    func parse(_ arguments: [String], context: Context) throws(AggregateError) -> ParsedArguments? {
+        let parsed = try ArgumentParser(options: options).parse(arguments)
+        guard !parsed.has("help") else {
+            context.console.out(HelpText.command(self, width: context.terminal.width))
+            return nil
+        }
+        return parsed
+    }
+}
+
 extension CompareCommand: CLICommand {}
 extension BrowseCommand: CLICommand {}
 extension SandboxCommand: CLICommand {}

@@ -44,11 +44,8 @@ enum CompareCommand {
         let parsed: ParsedArguments
         let invocations: [(text: String, invocation: ProviderInvocation)]
         do throws(AggregateError) {
-            parsed = try ArgumentParser(options: options).parse(arguments)
-            if parsed.has("help") {
-                console.out(HelpText.command(command, width: context.terminal.width))
-                return .success
-            }
+            guard let given = try command.parse(arguments, context: context) else { return .success }
+            parsed = given
             var texts = parsed.positionals
             if parsed.has("all") {
                 texts += context.registry.providers.compactMap { $0.descriptor.examples.first?.arguments.map(shellQuoted).joined(separator: " ") }

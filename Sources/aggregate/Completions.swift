@@ -140,11 +140,7 @@ enum CompletionsCommand {
 
     static func run(_ arguments: [String], context: Context) -> ExitCode {
         do throws(AggregateError) {
-            let parsed = try ArgumentParser(options: command.options).parse(arguments)
-            if parsed.has("help") {
-                context.console.out(HelpText.command(command, width: context.terminal.width))
-                return .success
-            }
+            guard let parsed = try command.parse(arguments, context: context) else { return .success }
             guard parsed.positionals.count == 1, let shell = CompletionShell(rawValue: parsed.positionals[0]) else {
                 throw AggregateError(.usage, "name one shell: bash, zsh or fish")
             }

@@ -22,11 +22,7 @@ enum ConfigCommand {
 
     static func run(_ arguments: [String], context: Context) -> ExitCode {
         do throws(AggregateError) {
-            let parsed = try ArgumentParser(options: command.options).parse(arguments)
-            if parsed.has("help") {
-                context.console.out(HelpText.command(command, width: context.terminal.width))
-                return .success
-            }
+            guard let parsed = try command.parse(arguments, context: context) else { return .success }
             guard !parsed.positionals.isEmpty else { throw AggregateError(.usage, "missing action: path, show, set or unset") }
             guard let url = ConfigFile.location(environment: context.environment) else {
                 throw AggregateError(.config, "config: neither XDG_CONFIG_HOME nor HOME is set, so there is no config file location")

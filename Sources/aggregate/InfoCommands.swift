@@ -19,11 +19,7 @@ enum InfoCommands {
 
     static func providers(_ arguments: [String], context: Context) -> ExitCode {
         do throws(AggregateError) {
-            let parsed = try ArgumentParser(options: providersCommand.options).parse(arguments)
-            if parsed.has("help") {
-                context.console.out(HelpText.command(providersCommand, width: context.terminal.width))
-                return .success
-            }
+            guard let parsed = try providersCommand.parse(arguments, context: context) else { return .success }
             if let extra = parsed.positionals.first { throw AggregateError(.usage, "unexpected argument '\(extra)'") }
             if try wantsJSON(parsed) {
                 let list = JSONValue.array(context.registry.providers.map { descriptorJSON($0.descriptor) })
@@ -43,11 +39,7 @@ enum InfoCommands {
 
     static func describe(_ arguments: [String], context: Context) -> ExitCode {
         do throws(AggregateError) {
-            let parsed = try ArgumentParser(options: describeCommand.options).parse(arguments)
-            if parsed.has("help") {
-                context.console.out(HelpText.command(describeCommand, width: context.terminal.width))
-                return .success
-            }
+            guard let parsed = try describeCommand.parse(arguments, context: context) else { return .success }
             guard let name = parsed.positionals.first else {
                 throw AggregateError(.usage, "missing <provider>. Valid providers: \(context.registry.names.joined(separator: ", ")).")
             }

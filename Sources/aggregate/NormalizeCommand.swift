@@ -30,11 +30,7 @@ enum NormalizeCommand {
     static func run(_ arguments: [String], context: Context) async -> ExitCode {
         let console = context.console
         do throws(AggregateError) {
-            let parsed = try ArgumentParser(options: options).parse(arguments)
-            if parsed.has("help") {
-                console.out(HelpText.command(command, width: context.terminal.width))
-                return .success
-            }
+            guard let parsed = try command.parse(arguments, context: context) else { return .success }
             var words = parsed.positionals[...]
             guard let name = words.popFirst() else {
                 throw AggregateError(.usage, "missing <provider>: name whose responses these are (\(context.registry.names.joined(separator: ", ")))")

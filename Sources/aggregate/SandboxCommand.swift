@@ -32,11 +32,7 @@ enum SandboxCommand {
         let console = context.console
         let server: SandboxServer
         do {
-            let parsed = try ArgumentParser(options: options).parse(arguments)
-            if parsed.has("help") {
-                console.out(HelpText.command(command, width: context.terminal.width))
-                return .success
-            }
+            guard let parsed = try command.parse(arguments, context: context) else { return .success }
             if let extra = parsed.positionals.first { throw AggregateError(.usage, "unexpected argument '\(extra)'") }
             server = SandboxServer(registry: context.registry, configuration: try configuration(parsed, context: context))
             try server.start()

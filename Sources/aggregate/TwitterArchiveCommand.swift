@@ -33,11 +33,7 @@ enum TwitterArchiveCommand {
     static func run(_ arguments: [String], context: Context) async -> ExitCode {
         let console = context.console
         do throws(AggregateError) {
-            let parsed = try ArgumentParser(options: options).parse(arguments)
-            if parsed.has("help") {
-                console.out(HelpText.command(command, width: context.terminal.width))
-                return .success
-            }
+            guard let parsed = try command.parse(arguments, context: context) else { return .success }
             guard let path = parsed.positionals.first else {
                 throw AggregateError(.usage, "missing <path>: give the export's folder, its data/ folder, a tweets.js file or the .zip")
             }
