@@ -1,4 +1,5 @@
 import AggregateCore
+import AggregateTestSupport
 import Foundation
 import Testing
 
@@ -11,17 +12,6 @@ import Testing
         "\u{0301}", "\u{0308}", "\u{070F}", "\u{0600}", "\u{200D}", "\u{FE0F}", "\u{1F600}", "\u{0915}", "\u{094D}",
         "\u{1100}", "\u{1161}", "\n", "\u{0000}", "é",
     ]
-
-    struct SeededGenerator: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
 
     @Test func printedPathsReadBackAsTheSamePath() throws {
         var generator = SeededGenerator(state: 14)
