@@ -76,8 +76,13 @@ enum ConfigCommand {
     static func value(for path: [String], text: String) throws(AggregateError) -> JSONValue {
         switch path.last {
         case "limit", "timeout":
-            guard Double(text) != nil else { throw AggregateError(.usage, "config: \(path.joined(separator: ".")) must be a number, not '\(text)'") }
-            return .number(text)
+            // Plain decimal only, as on the command line: other text (0x10, nan) is not a JSON number either.
+            // Ranges are checked with the rest of the file, which names the file and the key.
+            guard let value = DecimalText.number(text) else {
+                throw AggregateError(.usage, "config: \(path.joined(separator: ".")) must be a number, not '\(text)'")
+            }
+            // Written in JSON's form: `+5`, `.25` and `3.` are decimal to a user but not JSON numbers.
+            return .number(JSONNumberFormat.text(for: value))
         case "allowHTTP":
             guard let flag = Bool(text.lowercased()) else { throw AggregateError(.usage, "config: allowHTTP must be true or false, not '\(text)'") }
             return .bool(flag)

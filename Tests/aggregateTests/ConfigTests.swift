@@ -199,4 +199,25 @@ import AggregateSandbox
         #expect(verbose.stderr.contains("config: kiva: allowHTTP = true (config file"))
         #expect(verbose.stderr.contains("→ GET http://sandbox.localhost/kiva/"), "the REST API was used")
     }
+
+    /// `config set` takes a limit or timeout only as plain decimal text, as the command line does, and says so
+    /// (not as a parse error in a file it never wrote).
+    @Test func setRefusesNumbersTheCommandLineRefuses() throws {
+        let folder = Folder()
+        for (key, value, reason) in [
+            ("providers.tmdb.timeout", "0x10", "config: providers.tmdb.timeout must be a number, not '0x10'"),
+            ("providers.tmdb.timeout", "nan", "config: providers.tmdb.timeout must be a number, not 'nan'"),
+            ("defaults.limit", "0x5", "config: defaults.limit must be a number, not '0x5'"),
+        ] {
+            let output = try folder.run(["config", "set", key, value])
+            #expect(output.status == 64)
+            #expect(output.stderr.hasPrefix("Error: \(reason)\n"), "\(output.stderr)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: folder.file.path), "nothing was written")
+        #expect(try folder.run(["config", "set", "defaults.limit", "7"]).status == 0)
+        #expect(try JSONParser().parse(String(contentsOf: folder.file, encoding: .utf8))["defaults"]?["limit"] == 7)
+        // Decimal to a user, not JSON's form: written as the number it is.
+        #expect(try folder.run(["config", "set", "defaults.timeout", ".25"]).status == 0)
+        #expect(try JSONParser().parse(String(contentsOf: folder.file, encoding: .utf8))["defaults"]?["timeout"] == .number("0.25"))
+    }
 }
