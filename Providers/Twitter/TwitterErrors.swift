@@ -1,23 +1,17 @@
 import AggregateCore
 import Foundation
 
-/// The `x-rate-limit-*` headers X sends with every response.
+/// When X's rate-limit window resets: the `x-rate-limit-reset` header X sends with every response.
 struct TwitterRateLimit: Equatable {
-    /// Requests allowed in the window.
-    var limit: Int?
-    /// Requests left in the window.
-    var remaining: Int?
-    /// When the window resets (`x-rate-limit-reset` is in epoch seconds).
+    /// When the window resets (the header is in epoch seconds).
     var reset: Date
 
-    /// Reads the headers; `nil` without a usable `x-rate-limit-reset`.
+    /// Reads the header; `nil` without a usable `x-rate-limit-reset`.
     init?(headers: HTTPHeaders) {
         guard let text = headers["x-rate-limit-reset"]?.trimmingCharacters(in: .whitespaces), let seconds = Int64(text), seconds > 0 else {
             return nil
         }
         reset = Date(timeIntervalSince1970: TimeInterval(seconds))
-        limit = headers["x-rate-limit-limit"].flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
-        remaining = headers["x-rate-limit-remaining"].flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
     }
 
     /// Seconds to wait before a retry can succeed: up to the reset, plus one because the header has whole seconds
@@ -49,17 +43,18 @@ struct TwitterRateLimit: Equatable {
 /// `{"errors":[{"code","message"}]}`; v1.1's `{"request","error":"Not authorized."}` for protected accounts; and
 /// a plain-text `Rate limit exceeded` body on 429.
 enum TwitterErrors {
-    static let variables = "X_BEARER_TOKEN or TWITTER_BEARER_TOKEN"
+    static let advice = TwitterProvider.descriptor.checkCredentialsAdvice
 
-    static func error(for response: HTTPResponse, api: TwitterAPIVersion, username: String, now: Date, timeZone: TimeZone) -> AggregateError {
+    static func error(for response: HTTPResponse, username: String, now: Date, timeZone: TimeZone) -> AggregateError {
         let status = response.status
         let json = try? JSONParser().parse(response.body)
         let codes = json?["errors"]?.array?.compactMap { $0["code"]?.int } ?? []
         let apiMessage = message(in: json, response: response)
         let type = json?["type"]?.string ?? ""
+        let said = apiMessage.map { ": \($0)" } ?? ""
 
         if status == 429 || codes.contains(88) || type.hasSuffix("/rate-limit-exceeded") || type.hasSuffix("/usage-capped") {
-            return rateLimited(response, apiMessage: apiMessage, usageCapped: type.hasSuffix("/usage-capped"), now: now, timeZone: timeZone)
+            return rateLimited(response, said: said, usageCapped: type.hasSuffix("/usage-capped"), now: now, timeZone: timeZone)
         }
         if codes.contains(34) || codes.contains(50) {
             return AggregateError(.notFound, "no user named @\(username)", httpStatus: status)
@@ -81,7 +76,7 @@ enum TwitterErrors {
         switch status {
         case 401:
             let detail = codes.isEmpty ? "" : ", code \(codes[0])"
-            return AggregateError(.auth, "the API token was rejected (HTTP 401\(detail)). Check \(variables).", httpStatus: status)
+            return AggregateError(.auth, "the API token was rejected (HTTP 401\(detail)). \(advice).", httpStatus: status)
         case 403:
             if json?["reason"]?.string == "client-not-enrolled" || type.hasSuffix("/client-forbidden") {
                 // ClientForbiddenProblem defines `reason` and `registration_url`, nothing that names the enrollment.
@@ -90,19 +85,17 @@ enum TwitterErrors {
                     "access was refused (HTTP 403, client-not-enrolled): the token's app must belong to a Project with the needed access level. Attach it in the X developer portal.",
                     httpStatus: status)
             }
-            return AggregateError(
-                .auth, "access was refused (HTTP 403\(apiMessage.map { ": \($0)" } ?? "")). Check \(variables) and the app's access level.",
-                httpStatus: status)
+            return AggregateError(.auth, "access was refused (HTTP 403\(said)). \(advice) and the app's access level.", httpStatus: status)
         case 400:
-            return AggregateError(.http, "the API rejected the request (HTTP 400\(apiMessage.map { ": \($0)" } ?? ""))", httpStatus: status)
+            return AggregateError(.http, "the API rejected the request (HTTP 400\(said))", httpStatus: status)
         case 404:
-            return AggregateError(.notFound, "not found (HTTP 404\(apiMessage.map { ": \($0)" } ?? ""))", httpStatus: status)
+            return AggregateError(.notFound, "not found (HTTP 404\(said))", httpStatus: status)
         default:
             if let apiMessage {
                 let later = status >= 500 ? "; try again later" : ""
                 return AggregateError(.http, "the API answered HTTP \(status): \(apiMessage)\(later)", httpStatus: status)
             }
-            return AggregateError.generic(for: response, descriptor: TwitterProvider.descriptor)
+            return APIErrorKit.standard(for: response, descriptor: TwitterProvider.descriptor)
         }
     }
 
@@ -125,8 +118,7 @@ enum TwitterErrors {
     }
 
     /// A rate limit that could not be waited out within the retry budget: says when the window resets.
-    static func rateLimited(_ response: HTTPResponse, apiMessage: String?, usageCapped: Bool, now: Date, timeZone: TimeZone) -> AggregateError {
-        let said = apiMessage.map { ": \($0)" } ?? ""
+    static func rateLimited(_ response: HTTPResponse, said: String, usageCapped: Bool, now: Date, timeZone: TimeZone) -> AggregateError {
         if usageCapped {
             return AggregateError(
                 .rateLimited, "the app's usage cap was reached (HTTP \(response.status)\(said)); more reads need a higher cap in the X developer portal",

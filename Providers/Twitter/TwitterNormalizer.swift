@@ -7,12 +7,13 @@ struct TwitterAccount: Sendable, Equatable {
     var username: String
     var name: String?
 
-    init(id: String, username: String, name: String?) {
-        self.id = id
-        self.username = username
-        self.name = name
-    }
+    /// `@username (Name)`, or `@username` when the name is unknown.
+    var byline: String { name.map { "@\(username) (\($0))" } ?? "@\(username)" }
 
+    func statusURL(_ id: String) -> String { "https://x.com/\(username)/status/\(id)" }
+}
+
+extension TwitterAccount {
     /// Reads `{"id", "username", "name"}` (v2) or `{"id_str", "screen_name", "name"}` (v1.1).
     init?(json: JSONValue) {
         guard let id = json["id_str"]?.nonEmptyString ?? json["id"]?.idString,
@@ -20,13 +21,6 @@ struct TwitterAccount: Sendable, Equatable {
         else { return nil }
         self.init(id: id, username: username, name: json["name"]?.nonEmptyString)
     }
-
-    var jsonValue: JSONValue { ["id": .string(id), "username": .string(username), "name": .optional(name)] }
-
-    /// `@username (Name)`, or `@username` when the name is unknown.
-    var byline: String { name.map { "@\(username) (\($0))" } ?? "@\(username)" }
-
-    func statusURL(_ id: String) -> String { "https://x.com/\(username)/status/\(id)" }
 }
 
 /// A post's text as people read it: HTML entities decoded (both APIs send `&amp;`, `&lt;`, `&gt;`) and
@@ -49,10 +43,34 @@ enum TweetText {
         }
     }
 
-    /// Hashtags without `#`, in order, each once.
-    static func uniqueTags(_ tags: [String]) -> [String] {
+    /// The metrics under the contract's names (`names` maps the API's field to ours); only those the API sent.
+    static func metrics(_ json: JSONValue?, _ names: KeyValuePairs<String, String>) -> [String: Decimal] {
+        var result: [String: Decimal] = [:]
+        for (field, name) in names {
+            if let value = json?[field]?.decimal { result[name] = value }
+        }
+        return result
+    }
+
+    /// A `tweet` item as both APIs fill it; hashtags (without `#`) are kept in order, each once.
+    static func item(
+        id: String, title: String, author: TwitterAccount?, createdAt: Date?, metrics: [String: Decimal], hashtags: [String],
+        lang: String?, isRetweet: Bool, isReply: Bool, inReplyToUserId: String?
+    ) -> Item {
+        var item = Item(provider: "twitter", kind: "tweet", id: id, title: title)
+        item.author = author?.byline
+        item.url = author?.statusURL(id)
+        item.createdAt = createdAt
+        item.metrics = metrics
         var seen: Set<String> = []
-        return tags.filter { seen.insert($0).inserted }
+        item.tags = hashtags.filter { seen.insert($0).inserted }
+        var extra = JSONObject()
+        extra.set("lang", lang.map(JSONValue.string))
+        extra["isRetweet"] = .bool(isRetweet)
+        extra["isReply"] = .bool(isReply)
+        extra.set("inReplyToUserId", inReplyToUserId.map(JSONValue.string))
+        item.extra = extra
+        return item
     }
 }
 
@@ -106,38 +124,21 @@ enum TwitterV2 {
         guard let id = tweet["id"]?.idString else { return nil }
         let text = tweet["text"]?.string ?? ""
         let entities = tweet["entities"]
-        let author = tweet["author_id"]?.idString.flatMap { users[$0] } ?? owner
-        var item = Item(
-            provider: "twitter", kind: "tweet", id: id,
-            title: TweetText.readable(text, links: TweetText.links(entities?["urls"]?.array)))
-        item.author = author?.byline
-        item.url = author?.statusURL(id)
-        item.createdAt = tweet["created_at"]?.string.flatMap(ISO8601.date(from:))
-        item.metrics = metrics(tweet["public_metrics"])
-        item.tags = TweetText.uniqueTags(entities?["hashtags"]?.array?.compactMap { $0["tag"]?.nonEmptyString } ?? [])
         let references = tweet["referenced_tweets"]?.array?.compactMap { $0["type"]?.string } ?? []
         let inReplyTo = tweet["in_reply_to_user_id"]?.idString
-        var extra = JSONObject()
-        extra.set("lang", tweet["lang"]?.nonEmptyString.map(JSONValue.string))
-        // Without referenced_tweets (default fields) a retweet still shows as "RT @user: ...".
-        extra["isRetweet"] = .bool(references.contains("retweeted") || (tweet["referenced_tweets"] == nil && text.hasPrefix("RT @")))
-        extra["isReply"] = .bool(references.contains("replied_to") || inReplyTo != nil)
-        extra.set("inReplyToUserId", inReplyTo.map(JSONValue.string))
-        item.extra = extra
-        return item
-    }
-
-    /// `public_metrics` under the contract's names; impressions only when the API sends them.
-    static func metrics(_ metrics: JSONValue?) -> [String: Decimal] {
-        let names = [
-            ("like_count", "likes"), ("retweet_count", "retweets"), ("reply_count", "replies"), ("quote_count", "quotes"),
-            ("impression_count", "impressions"),
-        ]
-        var result: [String: Decimal] = [:]
-        for (field, name) in names {
-            if let value = metrics?[field]?.decimal { result[name] = value }
-        }
-        return result
+        return TweetText.item(
+            id: id, title: TweetText.readable(text, links: TweetText.links(entities?["urls"]?.array)),
+            author: tweet["author_id"]?.idString.flatMap { users[$0] } ?? owner,
+            createdAt: tweet["created_at"]?.string.flatMap(ISO8601.date(from:)),
+            metrics: TweetText.metrics(tweet["public_metrics"], [
+                "like_count": "likes", "retweet_count": "retweets", "reply_count": "replies", "quote_count": "quotes",
+                "impression_count": "impressions",
+            ]),
+            hashtags: entities?["hashtags"]?.array?.compactMap { $0["tag"]?.nonEmptyString } ?? [],
+            lang: tweet["lang"]?.nonEmptyString,
+            // Without referenced_tweets (default fields) a retweet still shows as "RT @user: ...".
+            isRetweet: references.contains("retweeted") || (tweet["referenced_tweets"] == nil && text.hasPrefix("RT @")),
+            isReply: references.contains("replied_to") || inReplyTo != nil, inReplyToUserId: inReplyTo)
     }
 
     /// The error for an `errors` entry that came with HTTP 200 instead of data.
@@ -194,7 +195,6 @@ enum TwitterV11 {
     /// rebuilt as `RT @author: ` + the original's full text.
     static func item(_ status: JSONValue) -> Item? {
         guard let id = statusID(status) else { return nil }
-        let author = status["user"].flatMap(TwitterAccount.init(json:))
         let original = status["retweeted_status"].flatMap { $0.object == nil ? nil : $0 }
         let textSource = original ?? status
         var title = readableText(textSource)
@@ -202,27 +202,18 @@ enum TwitterV11 {
             let originalAuthor = original["user"]?["screen_name"]?.nonEmptyString ?? "?"
             title = "RT @\(originalAuthor): " + title
         }
-        var item = Item(provider: "twitter", kind: "tweet", id: id, title: title)
-        item.author = author?.byline
-        item.url = author?.statusURL(id)
-        item.createdAt = status["created_at"]?.string.flatMap(date)
-        var metrics: [String: Decimal] = [:]
-        if let likes = status["favorite_count"]?.decimal { metrics["likes"] = likes }
-        if let retweets = status["retweet_count"]?.decimal { metrics["retweets"] = retweets }
-        // Only some v1.1 payloads (premium/enterprise) carry these two.
-        if let replies = status["reply_count"]?.decimal { metrics["replies"] = replies }
-        if let quotes = status["quote_count"]?.decimal { metrics["quotes"] = quotes }
-        item.metrics = metrics
-        item.tags = TweetText.uniqueTags(textSource["entities"]?["hashtags"]?.array?.compactMap { $0["text"]?.nonEmptyString } ?? [])
         let inReplyToStatus = status["in_reply_to_status_id_str"]?.nonEmptyString ?? status["in_reply_to_status_id"]?.numberText
         let inReplyToUser = status["in_reply_to_user_id_str"]?.nonEmptyString ?? status["in_reply_to_user_id"]?.numberText
-        var extra = JSONObject()
-        extra.set("lang", status["lang"]?.nonEmptyString.map(JSONValue.string))
-        extra["isRetweet"] = .bool(original != nil)
-        extra["isReply"] = .bool(inReplyToStatus != nil || inReplyToUser != nil)
-        extra.set("inReplyToUserId", inReplyToUser.map(JSONValue.string))
-        item.extra = extra
-        return item
+        return TweetText.item(
+            id: id, title: title, author: status["user"].flatMap(TwitterAccount.init(json:)),
+            createdAt: status["created_at"]?.string.flatMap(date),
+            // Only some v1.1 payloads (premium/enterprise) carry replies and quotes.
+            metrics: TweetText.metrics(status, [
+                "favorite_count": "likes", "retweet_count": "retweets", "reply_count": "replies", "quote_count": "quotes",
+            ]),
+            hashtags: textSource["entities"]?["hashtags"]?.array?.compactMap { $0["text"]?.nonEmptyString } ?? [],
+            lang: status["lang"]?.nonEmptyString, isRetweet: original != nil, isReply: inReplyToStatus != nil || inReplyToUser != nil,
+            inReplyToUserId: inReplyToUser)
     }
 
     /// `full_text` (tweet_mode=extended) or `text` (compatibility mode), readable, with links expanded.

@@ -61,8 +61,14 @@ public struct TwitterProvider: Provider, ProviderTextView {
 
     public func plan(for query: Query, credentials: Credentials) throws -> Plan {
         // Usage errors come first: a malformed username is wrong whatever the environment holds.
-        let username = try TwitterUsername(parsing: query[Self.username] ?? "")
-        return Plan(api: query[Self.api] ?? .v2, username: username.handle)
+        let text = query[Self.username] ?? ""
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        let handle = trimmed.hasPrefix("@") ? String(trimmed.dropFirst()) : trimmed
+        // X's rule for handles: 1–15 ASCII letters, digits or underscores.
+        guard handle.wholeMatch(of: /[A-Za-z0-9_]{1,15}/.matchingSemantics(.unicodeScalar)) != nil else {
+            throw AggregateError(.usage, "'\(text)' is not a valid username: use 1–15 letters, digits or underscores (a leading @ is fine)")
+        }
+        return Plan(api: query[Self.api] ?? .v2, username: handle)
     }
 
     public func echo(_ plan: Plan, into parameters: inout JSONObject) { parameters["username"] = .string(plan.username) }
@@ -76,7 +82,9 @@ public struct TwitterProvider: Provider, ProviderTextView {
         let key = "twitter.v2.user-by-username \(query.baseURL.absoluteString) \(handle.lowercased())"
         let user = try await client.cache.value(for: key) {
             let response = try await client.send(lookup)
-            return try TwitterV2.user(from: response.json(), requested: handle).jsonValue
+            let json = try response.json()
+            _ = try TwitterV2.user(from: json, requested: handle)
+            return json["data"] ?? .null
         }
         guard let account = TwitterAccount(json: user) else {
             throw AggregateError(.decoding, "the user lookup for @\(handle) gave no id")
@@ -86,19 +94,65 @@ public struct TwitterProvider: Provider, ProviderTextView {
     }
 
     public func operation(named name: String, plan: Plan) -> any APIOperation<Plan> {
-        plan.api == .v2 ? TwitterRequests.V2Timeline() : TwitterRequests.V11Timeline()
+        plan.api == .v2 ? V2Timeline() : V11Timeline()
+    }
+
+    /// The tweet fields every v2 timeline request asks for: each one the normalizer reads (`author_id` too, which
+    /// X sends only when asked).
+    static let tweetFields = "author_id,created_at,public_metrics,lang,entities,referenced_tweets,in_reply_to_user_id"
+
+    /// `GET /2/users/:id/tweets`. `max_results` must be 5–100; when filtering, the largest page is asked for
+    /// because excluded posts still count towards it.
+    struct V2Timeline: APIOperation {
+        func request(_ call: Call<Plan>, cursor: String?, remaining: Int) throws -> HTTPRequestSpec {
+            guard let userID = call.plan.owner?.id else {
+                throw AggregateError(.config, "the user id was not looked up before the timeline request")
+            }
+            let excluded = exclusions(call)
+            return HTTPRequestSpec(url: call.url("/2/users/\(userID)/tweets", [
+                ("max_results", String(excluded.isEmpty ? min(100, max(5, remaining)) : 100)),
+                ("tweet.fields", tweetFields), ("expansions", "author_id"), ("user.fields", "username,name"),
+                ("exclude", excluded.isEmpty ? nil : excluded.joined(separator: ",")), ("pagination_token", cursor),
+            ]))
+        }
+
+        func normalize(_ response: HTTPResponse, _ call: Call<Plan>) throws -> Page {
+            try TwitterV2.timelinePage(response.json(), owner: call.plan.owner)
+        }
+    }
+
+    /// `GET /1.1/statuses/user_timeline.json`. `count` is at most 200 and, as in v2, counts excluded posts too.
+    struct V11Timeline: APIOperation {
+        func request(_ call: Call<Plan>, cursor: String?, remaining: Int) throws -> HTTPRequestSpec {
+            let excluded = exclusions(call)
+            return HTTPRequestSpec(url: call.url("/1.1/statuses/user_timeline.json", [
+                ("screen_name", call.plan.username), ("count", String(excluded.isEmpty ? min(200, max(1, remaining)) : 200)),
+                ("tweet_mode", "extended"), ("exclude_replies", excluded.contains("replies") ? "true" : nil),
+                ("include_rts", excluded.contains("retweets") ? "false" : "true"), ("max_id", cursor),
+            ]))
+        }
+
+        func normalize(_ response: HTTPResponse, _ call: Call<Plan>) throws -> Page {
+            try TwitterV11.timelinePage(response.json(), username: call.plan.username)
+        }
+    }
+
+    /// The `--exclude` words in a fixed order (`replies`, then `retweets`).
+    static func exclusions(_ call: Call<Plan>) -> [String] {
+        let given = call[exclude] ?? []
+        return ["replies", "retweets"].filter(given.contains)
     }
 
     public func error(for response: HTTPResponse, call: Call<Plan>) -> AggregateError {
-        TwitterErrors.error(
-            for: response, api: call.plan.api, username: call.plan.username, now: call.query.now, timeZone: Self.localTimeZone(call.query))
+        TwitterErrors.error(for: response, username: call.plan.username, now: call.query.now, timeZone: Self.localTimeZone(call.query))
     }
 
     /// A 429 names the second its window resets in `x-rate-limit-reset`; X sends no `Retry-After`.
     public func retryDelay(for response: HTTPResponse, now: Date) -> TimeInterval? {
-        guard response.status == 429 else { return RetryPolicy.retryAfter(response, now: now) }
-        if let wait = TwitterRateLimit(headers: response.headers)?.secondsUntilReset(now: now) { return wait }
-        return RetryPolicy.retryAfter(response, now: now)
+        guard response.status == 429, let limit = TwitterRateLimit(headers: response.headers) else {
+            return RetryPolicy.retryAfter(response, now: now)
+        }
+        return limit.secondsUntilReset(now: now)
     }
 
     public func renderText(_ result: ProviderResult, style: TextStyle) -> String {
@@ -120,24 +174,4 @@ public enum TwitterAPIVersion: String, ParameterChoice, Sendable {
     case v2
     /// `GET /1.1/statuses/user_timeline.json` (legacy).
     case v1_1 = "v1.1"
-}
-
-/// A handle as X allows it: 1–15 ASCII letters, digits or underscores, given with or without `@`.
-struct TwitterUsername: Equatable {
-    /// The handle without `@`.
-    let handle: String
-
-    init(parsing text: String) throws(AggregateError) {
-        let trimmed = text.trimmingCharacters(in: .whitespaces)
-        let handle = trimmed.hasPrefix("@") ? String(trimmed.dropFirst()) : trimmed
-        guard Self.isValid(handle) else {
-            throw AggregateError(
-                .usage, "'\(text)' is not a valid username: use 1–15 letters, digits or underscores (a leading @ is fine)")
-        }
-        self.handle = handle
-    }
-
-    static func isValid(_ handle: String) -> Bool {
-        (1...15).contains(handle.count) && handle.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "_") }
-    }
 }

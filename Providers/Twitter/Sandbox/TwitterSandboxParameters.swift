@@ -30,10 +30,17 @@ enum TwitterSpec {
     static let placeFields = ["contained_within", "country", "country_code", "full_name", "geo", "id", "name", "place_type"]
     static let excludable = ["replies", "retweets"]
 
+    /// The fields every post and every account has, whatever `tweet.fields` or `user.fields` ask for.
+    static let tweetDefaults: Set = ["id", "text", "edit_history_tweet_ids"]
+    static let userDefaults: Set = ["id", "name", "username"]
+
     /// `UserId` and `TweetId`: `^[0-9]{1,19}$`.
     static let idPattern = "^[0-9]{1,19}$"
 
     static func isID(_ text: String) -> Bool { !text.isEmpty && text.count <= 19 && text.utf8.allSatisfy { (48...57).contains($0) } }
+
+    /// A `TweetId`'s value.
+    static func id(_ text: String) -> UInt64? { isID(text) ? UInt64(text) : nil }
 
     /// An RFC 3339 `date-time` (`2021-02-01T18:40:40Z`, `…40.123+02:00`): date, `T`, time, zone, nothing else.
     static func rfc3339(_ text: String) -> Date? {
@@ -51,67 +58,30 @@ enum TwitterSpec {
     }
 }
 
-/// Reads one v2 request's query parameters by ``TwitterSpec``'s rules; the first invalid one ends the request with
-/// X's 400 Problem naming it.
-struct TwitterParameters {
-    let request: SandboxRequest
-    let route: TwitterSandbox.Route
-    let context: SandboxContext
-
-    func invalid(_ name: String, _ value: String, _ message: String) -> SandboxAnswer {
-        TwitterSandbox.invalidRequest(name, value: value, message: message, route: route, context: context)
+/// Reading one v2 request's query parameters by ``TwitterSpec``'s rules: the first invalid one ends the request
+/// with X's 400 problem naming it.
+extension SandboxRequest {
+    /// The parameter `name` as `parse` reads it (`nil` when absent); a value `parse` refuses is answered with
+    /// "The `name` query parameter value [value] `complaint`".
+    func checked<Value>(_ name: String, _ complaint: String, _ parse: (String) -> Value?) throws(SandboxExit) -> Value? {
+        guard let text = queryValue(name) else { return nil }
+        guard let value = parse(text) else { throw TwitterSandbox.invalidRequest(name, text, complaint) }
+        return value
     }
 
     /// A comma-separated list (`explode: false`) of distinct words from `allowed`, at least one; `[]` when absent.
-    func list(_ name: String, allowed: [String]) throws -> [String] {
-        guard let text = request.queryValue(name) else { return [] }
+    func list(_ name: String, allowed: [String]) throws(SandboxExit) -> [String] {
+        guard let text = queryValue(name) else { return [] }
         let words = text.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
         if text.isEmpty || words.contains("") {
-            throw invalid(name, text, "The `\(name)` query parameter value [\(text)] is empty; give at least one of [\(allowed.joined(separator: ","))]")
+            throw TwitterSandbox.invalidRequest(name, text, "is empty; give at least one of [\(allowed.joined(separator: ","))]")
         }
         for word in words where !allowed.contains(word) {
-            throw invalid(name, word, "The `\(name)` query parameter value [\(word)] is not one of [\(allowed.joined(separator: ","))]")
+            throw TwitterSandbox.invalidRequest(name, word, "is not one of [\(allowed.joined(separator: ","))]")
         }
         if let repeated = words.enumerated().first(where: { words[..<$0.offset].contains($0.element) })?.element {
-            throw invalid(name, repeated, "The `\(name)` query parameter value [\(repeated)] is repeated; each value may be given once")
+            throw TwitterSandbox.invalidRequest(name, repeated, "is repeated; each value may be given once")
         }
         return words
-    }
-
-    /// A `TweetId`.
-    func id(_ name: String) throws -> UInt64? {
-        guard let text = request.queryValue(name) else { return nil }
-        guard TwitterSpec.isID(text), let value = UInt64(text) else {
-            throw invalid(name, text, "The `\(name)` query parameter value [\(text)] does not match \(TwitterSpec.idPattern)")
-        }
-        return value
-    }
-
-    /// An integer within `range`.
-    func integer(_ name: String, in range: ClosedRange<Int>) throws -> Int? {
-        guard let text = request.queryValue(name) else { return nil }
-        guard let value = Int(text), range.contains(value) else {
-            throw invalid(
-                name, text, "The `\(name)` query parameter value [\(text)] is not between \(range.lowerBound) and \(range.upperBound)")
-        }
-        return value
-    }
-
-    /// An RFC 3339 `date-time`.
-    func dateTime(_ name: String) throws -> Date? {
-        guard let text = request.queryValue(name) else { return nil }
-        guard let date = TwitterSpec.rfc3339(text) else {
-            throw invalid(name, text, "The `\(name)` query parameter value [\(text)] is not an RFC 3339 date-time, e.g. 2021-02-01T18:40:40Z")
-        }
-        return date
-    }
-
-    /// A `pagination_token` the sandbox handed out.
-    func pageToken(_ name: String) throws -> TwitterSandbox.PageToken? {
-        guard let text = request.queryValue(name) else { return nil }
-        guard let token = TwitterSandbox.PageToken(text) else {
-            throw invalid(name, text, "The `\(name)` query parameter value [\(text)] is not valid")
-        }
-        return token
     }
 }

@@ -5,31 +5,32 @@ import Foundation
 /// (numeric `id` beside `id_str`, `Wed Oct 10 20:19:24 +0000 2018` dates, `indices`, a full `user` object per
 /// status, `retweeted_status`, `quoted_status`, and an HTML `source`).
 enum TwitterSandboxV11 {
-    typealias Route = TwitterSandbox.Route
+    /// v1.1's JSON, whose content type has no space before `charset`.
+    static func json(_ value: JSONValue, status: Int = 200) -> SandboxResponse {
+        .json(value, status: status, headers: ["Content-Type": "application/json;charset=utf-8"])
+    }
 
-    static func error(_ status: Int, code: Int, message: String, context: SandboxContext, route: Route) -> SandboxResponse {
-        TwitterSandbox.json(["errors": [["code": .int(code), "message": .string(message)]]], status: status, route: route, context: context)
+    static func error(_ status: Int, code: Int, message: String) -> SandboxResponse {
+        json(["errors": [["code": .int(code), "message": .string(message)]]], status: status)
     }
 
     static func userTimeline(_ request: SandboxRequest, context: SandboxContext) -> SandboxResponse {
-        let route = Route.userTimelineV11
-        guard TwitterSandbox.authorized(request) else { return TwitterSandbox.unauthorized(route, context: context) }
         if context.settings["twitter.v1-access"] == "limited" {
             return error(
                 403, code: 453,
-                message: "This endpoint is not part of your access level: the app may use a subset of X API v2 endpoints and a few v1.1 endpoints only. Other access levels are listed in the developer portal.",
-                context: context, route: route)
+                message: "This endpoint is not part of your access level: the app may use a subset of X API v2 endpoints and a few v1.1 endpoints only. Other access levels are listed in the developer portal.")
         }
         let user = request.queryValue("screen_name").flatMap(TwitterSandbox.user(username:))
             ?? request.queryValue("user_id").flatMap(TwitterSandbox.user(id:))
         guard let user, let userID = user["id"]?.string else {
-            return error(404, code: 34, message: "Sorry, that page does not exist.", context: context, route: route)
+            return error(404, code: 34, message: "Sorry, that page does not exist.")
         }
         if user["protected"]?.bool == true {
-            return TwitterSandbox.json(["request": "/1.1/statuses/user_timeline.json", "error": "Not authorized."], status: 401, route: route, context: context)
+            return json(["request": "/1.1/statuses/user_timeline.json", "error": "Not authorized."], status: 401)
         }
-        // The body depends only on the query (the headers carry the clock), so repeated requests reuse it.
-        let body = memo.response(for: SandboxResponseMemo.key(request)) {
+        // The answer depends only on the query (the rate-limit headers, added later, carry the clock), so repeated
+        // requests reuse it.
+        return memo.response(for: SandboxResponseMemo.key(request)) {
             // count is capped at 200; like X, it is applied before replies and retweets are removed.
             let count = min(200, max(1, request.queryValue("count").flatMap { Int($0) } ?? 20))
             let maxID = request.queryValue("max_id").flatMap { UInt64($0) } ?? .max
@@ -43,13 +44,11 @@ enum TwitterSandboxV11 {
                 .filter { TwitterSandbox.numericID($0) > sinceID && TwitterSandbox.numericID($0) <= maxID }
                 .prefix(count)
             let shown = window.filter { tweet in
-                !(excludeReplies && TwitterSandbox.isReply(tweet)) && !(!includeRetweets && TwitterSandbox.isRetweet(tweet))
+                !(excludeReplies && TwitterSandbox.references(tweet, as: "replied_to"))
+                    && !(!includeRetweets && TwitterSandbox.references(tweet, as: "retweeted"))
             }
-            return .json(.array(shown.map { precomputedStatus($0, extended: extended, trimUser: trimUser) }))
-        }.body
-        var response = TwitterSandbox.json([], route: route, context: context)
-        response.body = body
-        return response
+            return json(.array(shown.map { precomputedStatus($0, extended: extended, trimUser: trimUser) }))
+        }
     }
 
     // MARK: v2 record → v1.1 status
@@ -236,6 +235,4 @@ enum TwitterSandboxV11 {
         let time = "\(UTCTimestamp.pad(p.hour, 2)):\(UTCTimestamp.pad(p.minute, 2)):\(UTCTimestamp.pad(p.second, 2))"
         return "\(days[p.weekday]) \(months[p.month - 1]) \(UTCTimestamp.pad(p.day, 2)) \(time) +0000 \(p.year)"
     }
-
-    static let formatter = LockedFormatter(ISO8601.utcFormatter(format: "EEE MMM dd HH:mm:ss Z yyyy"))
 }

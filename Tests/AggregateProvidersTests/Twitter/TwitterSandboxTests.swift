@@ -293,7 +293,7 @@ final class LimitOnce: @unchecked Sendable {
         let minimal = try json(get("/2/users/1587369841290375168/tweets?max_results=5"))
         #expect(minimal["data"]?[0]?.object?.keys.sorted() == ["edit_history_tweet_ids", "id", "text"])
         #expect(minimal["includes"] == nil)
-        let full = try json(get("/2/users/1587369841290375168/tweets?max_results=5&tweet.fields=\(TwitterRequests.tweetFields)&expansions=author_id&user.fields=username,name"))
+        let full = try json(get("/2/users/1587369841290375168/tweets?max_results=5&tweet.fields=\(TwitterProvider.tweetFields)&expansions=author_id&user.fields=username,name"))
         #expect(full["data"]?[0]?["created_at"] != nil)
         #expect(full["data"]?[0]?["public_metrics"] != nil)
         #expect(full["data"]?[0]?["author_id"] == "1587369841290375168", "the client asks for the author_id it reads")
@@ -390,8 +390,8 @@ final class LimitOnce: @unchecked Sendable {
         #expect(TwitterSandbox.tweets.contains { $0["text"]?.string?.contains("&amp;") == true })
         #expect(TwitterSandbox.tweets.contains { $0["lang"] == "ja" })
         #expect(TwitterSandbox.tweets.contains { $0["lang"] == "zxx" })
-        #expect(TwitterSandbox.tweets.contains { TwitterSandbox.isRetweet($0) })
-        #expect(TwitterSandbox.tweets.contains { TwitterSandbox.isReply($0) })
+        #expect(TwitterSandbox.tweets.contains { TwitterSandbox.references($0, as: "retweeted") })
+        #expect(TwitterSandbox.tweets.contains { TwitterSandbox.references($0, as: "replied_to") })
         #expect(TwitterSandbox.tweets.contains { $0["entities"] == nil })
         // Every referenced retweet or quote exists, so v1.1 can embed it.
         for tweet in TwitterSandbox.tweets {
