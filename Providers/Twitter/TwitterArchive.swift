@@ -36,7 +36,7 @@ public enum TwitterArchive {
         public var manifest: String?
     }
 
-    /// Which tweets to keep.
+    /// Which tweets to keep: those created in `since..<until`, without replies or retweets when they are excluded.
     public struct Filter: Sendable, Equatable {
         public var since: Date?
         public var until: Date?
@@ -44,12 +44,7 @@ public enum TwitterArchive {
         public var excludeRetweets = false
 
         /// Creates a filter that keeps everything.
-        public init(since: Date? = nil, until: Date? = nil, excludeReplies: Bool = false, excludeRetweets: Bool = false) {
-            self.since = since
-            self.until = until
-            self.excludeReplies = excludeReplies
-            self.excludeRetweets = excludeRetweets
-        }
+        public init() {}
 
         func keeps(_ item: Item) -> Bool {
             if excludeReplies, item.extra["isReply"] == true { return false }
@@ -66,11 +61,7 @@ public enum TwitterArchive {
     public static func layout(of paths: [String]) -> Layout {
         let names = paths.map { ($0, ($0 as NSString).lastPathComponent) }
         func parts(_ base: String) -> [String] {
-            let matches = names.filter { _, name in
-                name == "\(base).js" || (name.hasPrefix("\(base)-part") && name.hasSuffix(".js") && Int(name.dropFirst(base.count + 5).dropLast(3)) != nil)
-            }
-            // Part 0 is the plain name; the others by their number.
-            return matches.sorted { partNumber($0.1, base) < partNumber($1.1, base) }.map(\.0)
+            names.compactMap { path, name in partNumber(name, base).map { ($0, path) } }.sorted { $0.0 < $1.0 }.map(\.1)
         }
         var tweets = parts("tweets")
         if tweets.isEmpty { tweets = parts("tweet") }
@@ -102,8 +93,11 @@ public enum TwitterArchive {
         return found
     }
 
-    private static func partNumber(_ name: String, _ base: String) -> Int {
-        name == "\(base).js" ? 0 : Int(name.dropFirst(base.count + 5).dropLast(3)) ?? Int.max
+    /// 0 for `base.js`, N for `base-partN.js`, `nil` for other names.
+    private static func partNumber(_ name: String, _ base: String) -> Int? {
+        if name == "\(base).js" { return 0 }
+        guard name.hasPrefix("\(base)-part"), name.hasSuffix(".js") else { return nil }
+        return Int(name.dropFirst(base.count + 5).dropLast(3))
     }
 
     /// The account's username from `account.js`, if it names one.
@@ -179,14 +173,10 @@ public enum TwitterArchive {
     /// Reads `Sat Nov 09 12:14:18 +0000 2024`, `2017-12-31 17:20:21 +0000` (late Grailbird) and ISO 8601
     /// (`2022-11-03T09:20:26.000Z`).
     public static func parseDate(_ text: String) -> Date? {
-        if let date = UTCTimestamp.date(fromTwitter: text) ?? UTCTimestamp.date(fromISO8601: text) ?? TwitterV11.date(text) { return date }
-        if let date = grailbirdFormatter.withLock({ $0.date(from: text) }) { return date }
-        return isoFormatter.withLock { $0.date(from: text) } ?? isoPlainFormatter.withLock { $0.date(from: text) }
+        TwitterV11.date(text) ?? ISO8601.date(from: text) ?? grailbirdFormatter.withLock { $0.date(from: text) }
     }
 
     private static let grailbirdFormatter = LockedFormatter(ISO8601.utcFormatter(format: "yyyy-MM-dd HH:mm:ss Z"))
-    private static let isoFormatter = LockedFormatter(ISO8601.utcFormatter(format: "yyyy-MM-dd'T'HH:mm:ss.SSSXXXXX"))
-    private static let isoPlainFormatter = LockedFormatter(ISO8601.utcFormatter(format: "yyyy-MM-dd'T'HH:mm:ssXXXXX"))
 
     /// Calls `body` with each element of the array that follows the first `=` of the file.
     static func forEachElement(of entry: Entry, _ body: (JSONValue) -> Void) throws(AggregateError) {

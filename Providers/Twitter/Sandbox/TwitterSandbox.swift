@@ -23,12 +23,14 @@ public enum TwitterSandbox: RoutedSandbox {
     public static let routes = SandboxRoutes([
         route(.userByUsername) { request, _, segments in try userByUsername(segments[4].removingPercentEncoding ?? segments[4], request) },
         route(.userTweets) { request, _, segments in try userTweets(segments[2], request) },
-        route(.userTimelineV11) { request, context, _ in try TwitterSandboxV11.userTimeline(request, context: context) },
+        route(.userTimelineV11) { request, context, _ in TwitterSandboxV11.userTimeline(request, context: context) },
     ])
 
     /// Other methods on X's paths: v2 answers a 405 problem, v1.1 its "page does not exist" (code 34).
     public static func sandboxResponse(for request: SandboxRequest, context: SandboxContext) -> SandboxResponse? {
-        guard request.method != "GET", let endpoint = Endpoint(path: request.path) else { return routes.respond(to: request, context: context) }
+        guard request.method != "GET", let endpoint = Endpoint(path: request.path) else {
+            return routes.respond(to: request, context: context)
+        }
         let answer = endpoint.isV11
             ? TwitterSandboxV11.error(404, code: 34, message: "Sorry, that page does not exist.")
             : problem(405, title: "Method Not Allowed", detail: "\(request.method) is not supported here")
@@ -236,7 +238,9 @@ public enum TwitterSandbox: RoutedSandbox {
             untilID: try request.checked("until_id", idRule, TwitterSpec.id),
             startTime: try request.checked("start_time", dateRule, TwitterSpec.rfc3339),
             endTime: try request.checked("end_time", dateRule, TwitterSpec.rfc3339))
-        let maxResults = try request.checked("max_results", "is not between 5 and 100") { Int($0).flatMap { (5...100).contains($0) ? $0 : nil } }
+        let maxResults = try request.checked("max_results", "is not between 5 and 100") { text in
+            Int(text).flatMap { (5...100).contains($0) ? $0 : nil }
+        }
         let token = try request.checked("pagination_token", "is not valid", PageToken.init)
         let excluded = try request.list("exclude", allowed: TwitterSpec.excludable)
         let tweetFields = try request.list("tweet.fields", allowed: TwitterSpec.tweetFields)
@@ -268,7 +272,9 @@ public enum TwitterSandbox: RoutedSandbox {
             let referenced = orderedUnique(shown.flatMap { $0["referenced_tweets"]?.array ?? [] }.compactMap { $0["id"]?.string })
                 .compactMap(tweet(id:))
             let users = orderedUnique(expandedUserIDs(shown, referenced: referenced, expansions: expansions)).compactMap { self.user(id: $0) }
-            if !users.isEmpty { includes["users"] = .array(users.map { project($0, fields: userFields, defaults: TwitterSpec.userDefaults) }) }
+            if !users.isEmpty {
+                includes["users"] = .array(users.map { project($0, fields: userFields, defaults: TwitterSpec.userDefaults) })
+            }
             if expansions.contains("referenced_tweets.id"), !referenced.isEmpty {
                 includes["tweets"] = .array(referenced.map { project($0, fields: tweetFields, defaults: TwitterSpec.tweetDefaults) })
             }
@@ -313,7 +319,9 @@ public enum TwitterSandbox: RoutedSandbox {
         }
 
         init?(_ text: String) {
-            guard text.count > 2, text.hasPrefix("7n") || text.hasPrefix("7p"), let anchor = UInt64(text.dropFirst(2), radix: 36) else { return nil }
+            guard text.count > 2, text.hasPrefix("7n") || text.hasPrefix("7p"), let anchor = UInt64(text.dropFirst(2), radix: 36) else {
+                return nil
+            }
             self.init(newer: text.hasPrefix("7p"), anchor: anchor)
         }
     }
