@@ -104,7 +104,7 @@ enum TwitterErrors {
     static func message(in json: JSONValue?, response: HTTPResponse) -> String? {
         if let json {
             var parts: [String] = []
-            if let detail = json["detail"]?.nonEmptyString ?? json["title"]?.nonEmptyString { parts.append(detail) }
+            if let problem = APIErrorKit.problem(json), let text = problem.detail ?? problem.title { parts.append(text) }
             for error in json["errors"]?.array ?? [] {
                 let text = error["message"]?.nonEmptyString ?? error["detail"]?.nonEmptyString
                 let code = error["code"]?.int.map { "code \($0): " } ?? ""

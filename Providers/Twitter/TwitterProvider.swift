@@ -71,7 +71,7 @@ public struct TwitterProvider: Provider, ProviderTextView {
         return Plan(api: query[Self.api] ?? .v2, username: handle)
     }
 
-    public func echo(_ plan: Plan, into parameters: inout JSONObject) { parameters["username"] = .string(plan.username) }
+    public func echo(_ plan: Plan, into parameters: inout JSONObject) { parameters[Self.username.name] = .string(plan.username) }
 
     /// Looks the user's id up once per run (API v2 addresses timelines by id). The answer is kept in the run's
     /// cache, so several invocations for the same user (e.g. in `compare`) ask only once.

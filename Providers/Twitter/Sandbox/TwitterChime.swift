@@ -16,7 +16,9 @@ enum TwitterChime {
     static func post(_ number: Int) -> JSONValue {
         let date = newest.addingTimeInterval(-3600 * TimeInterval(count - number))
         let id = snowflake(date, sequence: number)
-        let (hour, day) = clock.withLock { ($0.string(from: date), dayFormatter.withLock { $0.string(from: date) }) }
+        let time = UTCTimestamp.parts(of: date)
+        let hour = UTCTimestamp.pad(time.hour, 2)
+        let day = "\(TwitterSandboxV11.days[time.weekday]) \(time.day) \(TwitterSandboxV11.months[time.month - 1]) \(time.year)"
         var text = "🔔 Chime #\(number): it's \(hour):00 UTC on \(day)."
         var entities: JSONValue?
         if hour == "00" {
@@ -27,7 +29,7 @@ enum TwitterChime {
         var post = JSONObject()
         post["id"] = .string(id)
         post["text"] = .string(text)
-        post["created_at"] = .string(ISO8601.string(from: date).replacingOccurrences(of: "Z", with: ".000Z"))
+        post["created_at"] = .string(UTCTimestamp.iso8601(date, milliseconds: true))
         post["author_id"] = .string(userID)
         post["conversation_id"] = .string(id)
         post["edit_history_tweet_ids"] = [.string(id)]
@@ -47,7 +49,4 @@ enum TwitterChime {
         let milliseconds = UInt64(date.timeIntervalSince1970 * 1000) - 1_288_834_974_657
         return String(milliseconds << 22 | UInt64(sequence & 0xFFF))
     }
-
-    static let clock = LockedFormatter(ISO8601.utcFormatter(format: "HH"))
-    static let dayFormatter = LockedFormatter(ISO8601.utcFormatter(format: "EEE d MMM yyyy"))
 }

@@ -78,7 +78,7 @@ enum TwitterSandboxV11 {
         let compatibilityCut = !extended && scalars.count > 140
         let text = compatibilityCut ? String(String.UnicodeScalarView(scalars.prefix(139))) + "…" : fullText
         let visibleLength = compatibilityCut ? 139 : scalars.count
-        let (entities, media) = entitiesV11(tweet["entities"], within: visibleLength, tweetID: id)
+        let (entities, media) = entitiesV11(tweet["entities"], within: visibleLength)
 
         var status = JSONObject()
         status["created_at"] = .string(tweet["created_at"]?.string.flatMap(ISO8601.date(from:)).map(format) ?? "")
@@ -140,7 +140,7 @@ enum TwitterSandboxV11 {
     }
 
     /// v1.1 entities (`indices` instead of start/end; photos under `media`), keeping those inside `length`.
-    static func entitiesV11(_ entities: JSONValue?, within length: Int, tweetID: String) -> (JSONObject, [JSONValue]) {
+    static func entitiesV11(_ entities: JSONValue?, within length: Int) -> (JSONObject, [JSONValue]) {
         func inside(_ entity: JSONValue) -> Bool { (entity["end"]?.int ?? .max) <= length }
         func indices(_ entity: JSONValue) -> JSONValue { [entity["start"] ?? 0, entity["end"] ?? 0] }
         let hashtags = (entities?["hashtags"]?.array ?? []).filter(inside).map { tag -> JSONValue in
@@ -230,9 +230,11 @@ enum TwitterSandboxV11 {
 
     static func format(_ date: Date) -> String {
         let p = UTCTimestamp.parts(of: date)
-        let days = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
-        let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
         let time = "\(UTCTimestamp.pad(p.hour, 2)):\(UTCTimestamp.pad(p.minute, 2)):\(UTCTimestamp.pad(p.second, 2))"
         return "\(days[p.weekday]) \(months[p.month - 1]) \(UTCTimestamp.pad(p.day, 2)) \(time) +0000 \(p.year)"
     }
+
+    /// Day and month names as X writes them, whatever the locale.
+    static let days = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
+    static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
 }
