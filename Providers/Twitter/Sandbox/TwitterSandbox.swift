@@ -28,7 +28,7 @@ public enum TwitterSandbox: RoutedSandbox {
 
     /// Other methods on X's paths: v2 answers a 405 problem, v1.1 its "page does not exist" (code 34).
     public static func sandboxResponse(for request: SandboxRequest, context: SandboxContext) -> SandboxResponse? {
-        guard request.method != "GET", let endpoint = Endpoint(path: request.path) else {
+        guard request.method != "GET", let endpoint = Endpoint.of(request.path) else {
             return routes.respond(to: request, context: context)
         }
         let answer = endpoint.isV11
@@ -40,7 +40,7 @@ public enum TwitterSandbox: RoutedSandbox {
     /// The answer to an injected fault, in the shape of the API version the path belongs to.
     /// `nil` for paths that are not X's endpoints, so the generic body answers there.
     public static func sandboxFaultResponse(status: Int, request: SandboxRequest, context: SandboxContext) -> SandboxResponse? {
-        guard let endpoint = Endpoint(path: request.path) else { return nil }
+        guard let endpoint = Endpoint.of(request.path) else { return nil }
         if status == 429 {
             let reset = context.settings["twitter.rate-limit-reset"].flatMap(Int64.init).map { Int64(context.now.timeIntervalSince1970) + $0 }
             // X has also answered 429 with a plain-text "Rate limit exceeded" (twitter.md), but the OpenAPI
@@ -90,24 +90,17 @@ public enum TwitterSandbox: RoutedSandbox {
 
     // MARK: Endpoints, headers and errors
 
-    /// The emulated endpoints, each with its requests allowed per 15 minutes for an app (`x-rate-limit-limit`).
-    enum Endpoint: Int, CaseIterable {
-        case userByUsername = 300
-        case userTweets = 10_000
-        case userTimelineV11 = 900
+    /// One emulated endpoint: its paths and its requests allowed per 15 minutes for an app (`x-rate-limit-limit`).
+    struct Endpoint: Equatable {
+        var pattern: SandboxPathPattern
+        var limit: Int
 
-        var pattern: SandboxPathPattern {
-            switch self {
-            case .userByUsername: return "/2/users/by/username/*"
-            case .userTweets: return "/2/users/*/tweets"
-            case .userTimelineV11: return "/1.1/statuses/user_timeline.json"
-            }
-        }
+        static let userByUsername = Endpoint(pattern: "/2/users/by/username/*", limit: 300)
+        static let userTweets = Endpoint(pattern: "/2/users/*/tweets", limit: 10_000)
+        static let userTimelineV11 = Endpoint(pattern: "/1.1/statuses/user_timeline.json", limit: 900)
 
-        init?(path: String) {
-            guard let endpoint = Self.allCases.first(where: { $0.pattern.matches(path) }) else { return nil }
-            self = endpoint
-        }
+        /// The endpoint whose paths include `path`.
+        static func of(_ path: String) -> Endpoint? { [userByUsername, userTweets, userTimelineV11].first { $0.pattern.matches(path) } }
 
         var isV11: Bool { self == .userTimelineV11 }
     }
@@ -142,8 +135,8 @@ public enum TwitterSandbox: RoutedSandbox {
     ) -> SandboxResponse {
         let now = context.now
         var headers: HTTPHeaders = [
-            "x-rate-limit-limit": String(endpoint.rawValue),
-            "x-rate-limit-remaining": String(exhausted ? 0 : endpoint.rawValue - 1),
+            "x-rate-limit-limit": String(endpoint.limit),
+            "x-rate-limit-remaining": String(exhausted ? 0 : endpoint.limit - 1),
             "x-rate-limit-reset": String(reset ?? windowReset(now)),
         ]
         if endpoint.isV11 {
