@@ -11,6 +11,9 @@ struct TwitterAccount: Sendable, Equatable {
     var byline: String { name.map { "@\(username) (\($0))" } ?? "@\(username)" }
 
     func statusURL(_ id: String) -> String { "https://x.com/\(username)/status/\(id)" }
+
+    /// The account as the run's cache keeps it.
+    var jsonValue: JSONValue { ["id": .string(id), "username": .string(username), "name": .optional(name)] }
 }
 
 extension TwitterAccount {
@@ -110,10 +113,8 @@ enum TwitterV2 {
         if json["data"] == nil, json["meta"] == nil {
             throw AggregateError(.decoding, "the timeline answer has neither data nor meta (not an API v2 timeline)")
         }
-        var users: [String: TwitterAccount] = [:]
-        for user in json["includes"]?["users"]?.array ?? [] {
-            if let account = TwitterAccount(json: user) { users[account.id] = account }
-        }
+        let accounts = (json["includes"]?["users"]?.array ?? []).compactMap(TwitterAccount.init(json:))
+        let users = Dictionary(accounts.map { ($0.id, $0) }, uniquingKeysWith: { _, later in later })
         let items = data.compactMap { item($0, users: users, owner: owner) }
         let next = json["meta"]?["next_token"]?.nonEmptyString.map(Page.Next.cursor)
         return Page(items: items, next: next)

@@ -82,9 +82,7 @@ public struct TwitterProvider: Provider, ProviderTextView {
         let key = "twitter.v2.user-by-username \(query.baseURL.absoluteString) \(handle.lowercased())"
         let user = try await client.cache.value(for: key) {
             let response = try await client.send(lookup)
-            let json = try response.json()
-            _ = try TwitterV2.user(from: json, requested: handle)
-            return json["data"] ?? .null
+            return try TwitterV2.user(from: response.json(), requested: handle).jsonValue
         }
         guard let account = TwitterAccount(json: user) else {
             throw AggregateError(.decoding, "the user lookup for @\(handle) gave no id")
