@@ -84,8 +84,7 @@ struct CommonOptions: Sendable, Equatable {
     var runSettings: ProviderRunner.Settings {
         ProviderRunner.Settings(
             limit: limit, limitIsExplicit: limitIsExplicit, offline: offline, baseURL: baseURL, timeout: timeout, allowHTTP: allowHTTP,
-            // --verbose reads the bodies again afterwards to report repairs (lone surrogates), so it keeps them too.
-            keepsRawBodies: raw || verbose)
+            keepsRawBodies: raw)
     }
 
     // The checks below are shared by the command line and the config file, so both accept the same values.

@@ -184,9 +184,7 @@ enum ProviderCommand {
 
     /// Says on stderr what reading the responses had to repair (lone UTF-16 surrogates read as U+FFFD).
     static func reportRepairs(_ result: ProviderResult, context: Context) {
-        var notes = JSONParseNotes()
-        for body in result.rawBodies { _ = try? JSONParser().parse(body, notes: &notes) }
-        if let summary = notes.summary { context.console.err("\(result.provider): \(summary)\n") }
+        if let summary = result.parseNotes.summary { context.console.err("\(result.provider): \(summary)\n") }
     }
 
     /// The usage line of the operation the arguments name (the default operation when they name none).
