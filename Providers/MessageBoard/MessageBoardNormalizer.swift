@@ -110,8 +110,8 @@ enum MessageBoardErrors {
         switch response.status {
         case 422:
             if let json, let problems = validationProblems(json) { return "not saved: \(problems.joined(separator: "; ")) (HTTP 422)" }
-            let token = framework.map { [$0.error, $0.exception ?? ""].contains { $0.localizedCaseInsensitiveContains("AuthenticityToken") } }
-            if response.looksLikeHTML || token == true {
+            let frameworkTexts = [framework?.error, framework?.exception].compactMap { $0 }
+            if response.looksLikeHTML || frameworkTexts.contains(where: { $0.localizedCaseInsensitiveContains("AuthenticityToken") }) {
                 return "not saved: the board rejected a JSON post without a CSRF token (HTTP 422 with \(response.looksLikeHTML ? "an HTML page" : "no field errors")); \(csrfFix)"
             }
             if framework != nil {

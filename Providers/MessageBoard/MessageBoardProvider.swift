@@ -55,7 +55,9 @@ public struct MessageBoardProvider: Provider, ProviderTextView {
 
         func normalize(_ response: HTTPResponse, _ call: Call<Plan>) throws -> Page { try MessageBoardNormalizer.list(response.json()) }
 
-        func error(for response: HTTPResponse, _ call: Call<Plan>) -> AggregateError? { MessageBoardErrors.explain(response, posting: false) }
+        func error(for response: HTTPResponse, _ call: Call<Plan>) -> AggregateError? {
+            MessageBoardErrors.explain(response, posting: false)
+        }
     }
 
     /// `POST {base}/messages.json` with `{"message": {"name", "message", "message_date"}}`: a write, never retried.
@@ -67,9 +69,8 @@ public struct MessageBoardProvider: Provider, ProviderTextView {
             guard let name = call[MessageBoardProvider.name], let message = call.plan.message else {
                 throw AggregateError(.usage, "post needs --name and --message")
             }
-            let body: JSONValue = [
-                "message": ["name": .string(name), "message": .string(message), "message_date": .string(ISO8601.string(from: call.query.now))]
-            ]
+            let date = ISO8601.string(from: call.query.now)
+            let body: JSONValue = ["message": ["name": .string(name), "message": .string(message), "message_date": .string(date)]]
             return HTTPRequestSpec(
                 method: "POST", url: call.url("/messages.json"), headers: ["Accept": "application/json", "Content-Type": "application/json"],
                 body: JSONWriter().data(body), isIdempotent: false)
@@ -79,7 +80,9 @@ public struct MessageBoardProvider: Provider, ProviderTextView {
             try MessageBoardNormalizer.saved(response, query: call.query)
         }
 
-        func error(for response: HTTPResponse, _ call: Call<Plan>) -> AggregateError? { MessageBoardErrors.explain(response, posting: true) }
+        func error(for response: HTTPResponse, _ call: Call<Plan>) -> AggregateError? {
+            MessageBoardErrors.explain(response, posting: true)
+        }
 
         var interruptedWriteOutcome: String { "the message may or may not have been saved" }
     }
@@ -92,7 +95,8 @@ public struct MessageBoardProvider: Provider, ProviderTextView {
         result.items.map { item in
             let quoted = "\"\(item.title.trimmingCharacters(in: .whitespacesAndNewlines))\"" + Self.byline(item)
             guard result.operation == "post" else { return Self.wrapped(quoted, style: style) }
-            return Self.wrapped("Saved message \(item.id): " + quoted, style: style) + (item.extra["location"]?.string.map { "Location: \($0)\n" } ?? "")
+            let location = item.extra["location"]?.string.map { "Location: \($0)\n" } ?? ""
+            return Self.wrapped("Saved message \(item.id): " + quoted, style: style) + location
         }.joined()
     }
 

@@ -30,7 +30,7 @@ public enum MessageBoardSandbox: RoutedSandbox {
         ],
         methodNotAllowed: { request in
             do throws(SandboxExit) {
-                _ = try Board.shape(of: request)
+                _ = try BoardRequest.shape(of: request)
                 return railsError(404)
             } catch {
                 return error.response
@@ -46,9 +46,9 @@ public enum MessageBoardSandbox: RoutedSandbox {
     static let seedMessages: [JSONValue] = (try? JSONParser().parse(MessageBoardSampleData.messagesJSON))?.array ?? []
 
     /// A route's handler: the board's checks, then `body`, whose failures (an unreadable store) are Rails' 500.
-    static func action(_ body: @escaping @Sendable (Board) throws -> SandboxResponse) -> SandboxRoute.Handler {
+    static func action(_ body: @escaping @Sendable (BoardRequest) throws -> SandboxResponse) -> SandboxRoute.Handler {
         { request, context, _ in
-            let board = try Board(request: request, context: context, shape: Board.shape(of: request))
+            let board = try BoardRequest(request: request, context: context, shape: BoardRequest.shape(of: request))
             do {
                 return try body(board)
             } catch {
@@ -74,7 +74,7 @@ public enum MessageBoardSandbox: RoutedSandbox {
 }
 
 /// One request to the sandbox board.
-struct Board {
+struct BoardRequest {
     /// The store document that holds the messages.
     static let storeDocument = "messageboard-messages.json"
     /// The attributes strong parameters permit, in the order records keep them.
@@ -101,7 +101,7 @@ struct Board {
             || request.headers["Accept"]?.lowercased().contains("json") == true
         else { throw SandboxExit(.html(title: "ActionController::UnknownFormat", status: 406)) }
         guard let shape = Shape(rawValue: request.queryValue("shape") ?? "root") else {
-            throw SandboxExit(.json(["status": 400, "error": "Bad Request", "exception": "shape must be root or flat"], status: 400))
+            throw SandboxExit(MessageBoardSandbox.railsError(400, exception: "shape must be root or flat"))
         }
         return shape
     }
