@@ -10,7 +10,8 @@ enum MessageBoardNormalizer {
     /// A `GET /messages.json` body: every message, newest first.
     static func list(_ json: JSONValue) throws -> Page {
         guard let elements = json.array else {
-            throw AggregateError(.decoding, "/messages.json sent \(article(json.typeName)) where a JSON array of messages was expected")
+            let article = ["object", "array"].contains(json.typeName) ? "an" : "a"
+            throw AggregateError(.decoding, "/messages.json sent \(article) \(json.typeName) where a JSON array of messages was expected")
         }
         let items = newestFirst(elements.compactMap(item))
         return Page(items: items, next: nil, totalCount: items.count)
@@ -65,23 +66,19 @@ enum MessageBoardNormalizer {
         return element.object != nil ? element : nil
     }
 
-    /// One message; `nil` for an element without an id.
+    /// One message; `nil` for an element without an id. Rails casts a string or a number into a string column.
     static func item(_ element: JSONValue) -> Item? {
         guard let record = fields(element), let id = record["id"]?.idString else { return nil }
-        let text = scalarText(record["message"])
-        var item = Item(
-            provider: "messageboard", kind: "message", id: id,
-            title: text.flatMap { $0.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty ? nil : $0 } ?? "(empty message)")
-        item.author = scalarText(record["name"]).flatMap { $0.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty ? nil : $0 }
-        let created = timestamp(record["created_at"])
+        let text = record["message"]?.nonEmptyString ?? record["message"]?.numberText
+        var item = Item(provider: "messageboard", kind: "message", id: id, title: text ?? "(empty message)")
+        item.author = record["name"]?.nonEmptyString ?? record["name"]?.numberText
         // message_date is the date the poster gave (a `date` column: day precision); created_at is when it was stored.
-        item.createdAt = timestamp(record["message_date"]) ?? created
+        item.createdAt = ["message_date", "created_at"].lazy.compactMap { record[$0]?.string.flatMap(ISO8601.date(from:)) }.first
         item.url = record["url"]?.nonEmptyString
-        var extra = JSONObject()
         // The board's own timestamps, at the precision it sent (Rails 5+ sends milliseconds).
-        extra.set("createdAt", record["created_at"]?.string.flatMap(ISO8601.utcString(keepingPrecisionOf:)).map(JSONValue.string))
-        extra.set("updatedAt", record["updated_at"]?.string.flatMap(ISO8601.utcString(keepingPrecisionOf:)).map(JSONValue.string))
-        item.extra = extra
+        for (key, member) in [("createdAt", "created_at"), ("updatedAt", "updated_at")] {
+            item.extra.set(key, record[member]?.string.flatMap(ISO8601.utcString(keepingPrecisionOf:)).map(JSONValue.string))
+        }
         return item
     }
 
@@ -93,91 +90,56 @@ enum MessageBoardNormalizer {
         }
         return items.sorted { key($0) > key($1) }
     }
-
-    /// Text of a string or number member (Rails casts either into a string column).
-    private static func scalarText(_ value: JSONValue?) -> String? {
-        switch value {
-        case .string(let text)?: return text
-        case .number(let text)?: return text
-        default: return nil
-        }
-    }
-
-    private static func timestamp(_ value: JSONValue?) -> Date? { value?.string.flatMap(ISO8601.date(from:)) }
-
-    private static func article(_ typeName: String) -> String {
-        ["object", "array"].contains(typeName) ? "an \(typeName)" : "a \(typeName)"
-    }
 }
 
 /// Explains unsuccessful board responses in one line each.
 enum MessageBoardErrors {
-    static let checkCommand = "aggregate messageboard list"
     /// What the board's owner must change for CSRF rejections, in development (HTML page) and production (JSON) alike.
     static let csrfFix = "it must accept JSON posts without one (Rails: protect_from_forgery with: :null_session)"
 
-    /// Why a post failed. 422 is either the board's validation errors or a CSRF rejection.
-    static func postFailed(_ response: HTTPResponse) -> AggregateError {
-        let status = response.status
+    /// Why listing or posting failed, with the kind the status stands for.
+    static func explain(_ response: HTTPResponse, posting: Bool) -> AggregateError {
+        let message = (posting ? postProblem(response) : nil) ?? (posting ? "not saved: " : "") + problem(response)
+        return AggregateError(APIErrorKit.kind(forStatus: response.status), message, httpStatus: response.status)
+    }
+
+    /// What only a post can run into. 422 is either the board's validation errors or a CSRF rejection.
+    private static func postProblem(_ response: HTTPResponse) -> String? {
         let json = try? JSONParser().parse(response.body)
-        switch status {
+        let framework = json.flatMap(frameworkError)
+        switch response.status {
         case 422:
-            if let json, let problems = validationProblems(json) {
-                return AggregateError(.http, "not saved: \(problems.joined(separator: "; ")) (HTTP 422)", httpStatus: status)
+            if let json, let problems = validationProblems(json) { return "not saved: \(problems.joined(separator: "; ")) (HTTP 422)" }
+            let frameworkTexts = [framework?.error, framework?.exception].compactMap { $0 }
+            if response.looksLikeHTML || frameworkTexts.contains(where: { $0.localizedCaseInsensitiveContains("AuthenticityToken") }) {
+                return "not saved: the board rejected a JSON post without a CSRF token (HTTP 422 with \(response.looksLikeHTML ? "an HTML page" : "no field errors")); \(csrfFix)"
             }
-            if response.looksLikeHTML || json.flatMap(frameworkError)?.mentionsAuthenticityToken == true {
-                return AggregateError(
-                    .http,
-                    "not saved: the board rejected a JSON post without a CSRF token (HTTP 422 with \(response.looksLikeHTML ? "an HTML page" : "no field errors")); \(csrfFix)",
-                    httpStatus: status)
-            }
-            if json.flatMap(frameworkError) != nil {
+            if framework != nil {
                 // Rails in production answers a .json request's CSRF failure with {"status":422,"error":"Unprocessable Entity"}.
-                return AggregateError(
-                    .http,
-                    "not saved: the board rejected the post without naming a field (\(describe(response))), as a board in production mode answers a JSON post without a CSRF token; \(csrfFix)",
-                    httpStatus: status)
+                return "not saved: the board rejected the post without naming a field (\(describe(response))), as a board in production mode answers a JSON post without a CSRF token; \(csrfFix)"
             }
-            return AggregateError(.http, "not saved: the board rejected the message (\(describe(response)))", httpStatus: status)
+            return "not saved: the board rejected the message (\(describe(response)))"
         case 429:
             // Writes are never retried (RetryPolicy), so "retries ran out" would be untrue here.
-            return AggregateError(
-                .rateLimited, "not saved: the board is rate limiting (HTTP 429), and a POST is never retried; wait before posting again",
-                httpStatus: status)
+            return "not saved: the board is rate limiting (HTTP 429), and a POST is never retried; wait before posting again"
         case 500...599:
-            return AggregateError(
-                .http,
-                "the board failed while saving (\(describe(response))), so the message may or may not have been saved; check with '\(checkCommand)'",
-                httpStatus: status)
+            return "the board failed while saving (\(describe(response))), so the message may or may not have been saved; check with 'aggregate messageboard list'"
         default:
-            var error = common(response)
-            error.message = "not saved: " + error.message
-            return error
+            return nil
         }
     }
 
-    /// Why listing failed.
-    static func listFailed(_ response: HTTPResponse) -> AggregateError {
-        common(response)
-    }
-
     /// The explanation shared by both operations.
-    private static func common(_ response: HTTPResponse) -> AggregateError {
-        let status = response.status
-        switch status {
+    private static func problem(_ response: HTTPResponse) -> String {
+        switch response.status {
         case 404:
-            return AggregateError(
-                .notFound,
-                "the board has no /messages.json at this address (HTTP 404): set MESSAGEBOARD_URL or --base-url to the board's root, e.g. http://localhost:3000",
-                httpStatus: status)
+            return "the board has no /messages.json at this address (HTTP 404): set MESSAGEBOARD_URL or --base-url to the board's root, e.g. http://localhost:3000"
         case 401, 403:
-            return AggregateError(
-                .auth, "the board refused access (\(describe(response))): it wants a login, and aggregate sends no credentials to message boards",
-                httpStatus: status)
+            return "the board refused access (\(describe(response))): it wants a login, and aggregate sends no credentials to message boards"
         case 429:
-            return AggregateError(.rateLimited, "the board is rate limiting (HTTP 429) and retries ran out; wait before trying again", httpStatus: status)
+            return "the board is rate limiting (HTTP 429) and retries ran out; wait before trying again"
         default:
-            return AggregateError(.http, "the board answered \(describe(response))", httpStatus: status)
+            return "the board answered \(describe(response))"
         }
     }
 
@@ -213,17 +175,8 @@ enum MessageBoardErrors {
 
     /// What Rails' exception pages send for a JSON request: `{"status": 422, "error": "Unprocessable Entity"}`
     /// (production), plus `exception` in development API apps.
-    struct FrameworkError {
-        var error: String
-        var exception: String?
-
-        var mentionsAuthenticityToken: Bool {
-            [error, exception ?? ""].contains { $0.localizedCaseInsensitiveContains("AuthenticityToken") }
-        }
-    }
-
-    static func frameworkError(_ json: JSONValue) -> FrameworkError? {
+    static func frameworkError(_ json: JSONValue) -> (error: String, exception: String?)? {
         guard json["status"] != nil, let error = json["error"]?.nonEmptyString else { return nil }
-        return FrameworkError(error: error, exception: json["exception"]?.nonEmptyString)
+        return (error, json["exception"]?.nonEmptyString)
     }
 }

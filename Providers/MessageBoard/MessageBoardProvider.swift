@@ -40,101 +40,67 @@ public struct MessageBoardProvider: Provider, ProviderTextView {
 
     /// `echo hi | aggregate messageboard post --message -` reads "hi\n": the shell's line break is not part of it.
     public func plan(for query: Query, credentials: Credentials) throws -> Plan {
-        Plan(message: query[Self.message].map(MessageBoardRequests.droppingTrailingLineBreaks))
+        Plan(message: query[Self.message].map { String($0.reversed().drop(while: \.isNewline).reversed()) })
     }
 
     public func echo(_ plan: Plan, into parameters: inout JSONObject) { parameters.set("message", plan.message.map(JSONValue.string)) }
 
     public func operation(named name: String, plan: Plan) -> any APIOperation<Plan> { name == "post" ? Post() : List() }
 
-    /// `GET messages.json`.
+    /// `GET {base}/messages.json`.
     struct List: APIOperation {
         func request(_ call: Call<Plan>, cursor: String?, remaining: Int) throws -> HTTPRequestSpec {
-            MessageBoardRequests.list(baseURL: call.query.baseURL)
+            HTTPRequestSpec(url: call.url("/messages.json"), headers: ["Accept": "application/json"])
         }
 
         func normalize(_ response: HTTPResponse, _ call: Call<Plan>) throws -> Page { try MessageBoardNormalizer.list(response.json()) }
 
-        func error(for response: HTTPResponse, _ call: Call<Plan>) -> AggregateError? { MessageBoardErrors.listFailed(response) }
+        func error(for response: HTTPResponse, _ call: Call<Plan>) -> AggregateError? {
+            MessageBoardErrors.explain(response, posting: false)
+        }
     }
 
-    /// `POST messages.json`: a write, never retried.
+    /// `POST {base}/messages.json` with `{"message": {"name", "message", "message_date"}}`: a write, never retried.
+    ///
+    /// The body is always wrapped under `message`: Rails' parameter wrapping skips a body that already has a
+    /// top-level `message` key, so an unwrapped body would reach the controller as a plain string.
     struct Post: APIOperation {
         func request(_ call: Call<Plan>, cursor: String?, remaining: Int) throws -> HTTPRequestSpec {
             guard let name = call[MessageBoardProvider.name], let message = call.plan.message else {
                 throw AggregateError(.usage, "post needs --name and --message")
             }
-            return MessageBoardRequests.post(baseURL: call.query.baseURL, name: name, message: message, date: call.query.now)
+            let date = ISO8601.string(from: call.query.now)
+            let body: JSONValue = ["message": ["name": .string(name), "message": .string(message), "message_date": .string(date)]]
+            return HTTPRequestSpec(
+                method: "POST", url: call.url("/messages.json"), headers: ["Accept": "application/json", "Content-Type": "application/json"],
+                body: JSONWriter().data(body), isIdempotent: false)
         }
 
         func normalize(_ response: HTTPResponse, _ call: Call<Plan>) throws -> Page {
             try MessageBoardNormalizer.saved(response, query: call.query)
         }
 
-        func error(for response: HTTPResponse, _ call: Call<Plan>) -> AggregateError? { MessageBoardErrors.postFailed(response) }
+        func error(for response: HTTPResponse, _ call: Call<Plan>) -> AggregateError? {
+            MessageBoardErrors.explain(response, posting: true)
+        }
 
         var interruptedWriteOutcome: String { "the message may or may not have been saved" }
     }
 
+    // MARK: Text view
+
+    /// `"JSON is fun!" — by Joe on 2012-04-29`, wrapped to the terminal; a saved message with its id, and where
+    /// the board says it now lives.
     public func renderText(_ result: ProviderResult, style: TextStyle) -> String {
-        let post = result.operation == "post"
-        return result.items.map { post ? MessageBoardText.saved($0, style: style) : MessageBoardText.line(for: $0, style: style) }.joined()
-    }
-}
-
-/// The requests the board understands, as its scaffold's routes and strong parameters expect them.
-enum MessageBoardRequests {
-    /// `GET {base}/messages.json`.
-    static func list(baseURL: URL) -> HTTPRequestSpec {
-        HTTPRequestSpec(url: baseURL.appendingEndpoint("/messages.json"), headers: ["Accept": "application/json"])
+        result.items.map { item in
+            let quoted = "\"\(item.title.trimmingCharacters(in: .whitespacesAndNewlines))\"" + Self.byline(item)
+            guard result.operation == "post" else { return Self.wrapped(quoted, style: style) }
+            let location = item.extra["location"]?.string.map { "Location: \($0)\n" } ?? ""
+            return Self.wrapped("Saved message \(item.id): " + quoted, style: style) + location
+        }.joined()
     }
 
-    /// `POST {base}/messages.json` with `{"message": {"name", "message", "message_date"}}`.
-    ///
-    /// The body is always wrapped under `message`: Rails' parameter wrapping skips a body that already has a
-    /// top-level `message` key, so an unwrapped body would reach the controller as a plain string.
-    /// Not idempotent: the fetch layer never retries it.
-    static func post(baseURL: URL, name: String, message: String, date: Date) -> HTTPRequestSpec {
-        let body: JSONValue = [
-            "message": [
-                "name": .string(name),
-                "message": .string(message),
-                "message_date": .string(ISO8601.string(from: date)),
-            ]
-        ]
-        return HTTPRequestSpec(
-            method: "POST", url: baseURL.appendingEndpoint("/messages.json"),
-            headers: ["Accept": "application/json", "Content-Type": "application/json"],
-            body: JSONWriter().data(body), isIdempotent: false)
-    }
-
-    /// `text` without the line breaks at its end (spaces and inner line breaks are kept).
-    static func droppingTrailingLineBreaks(_ text: String) -> String {
-        var result = text
-        while let last = result.last, last.isNewline { result.removeLast() }
-        return result
-    }
-}
-
-/// The text view: `"JSON is fun!" — by Joe on 2012-04-29`, wrapped to the terminal.
-enum MessageBoardText {
-    /// One message, continuation lines indented under the opening quote.
-    static func line(for item: Item, style: TextStyle) -> String {
-        wrapped(quoted(item), style: style)
-    }
-
-    /// A saved message with its id, and where the board says it now lives.
-    static func saved(_ item: Item, style: TextStyle) -> String {
-        var text = wrapped("Saved message \(item.id): " + quoted(item), style: style)
-        if let location = item.extra["location"]?.string { text += "Location: \(location)\n" }
-        return text
-    }
-
-    private static func quoted(_ item: Item) -> String {
-        "\"\(item.title.trimmingCharacters(in: .whitespacesAndNewlines))\"" + byline(item)
-    }
-
-    /// `text` wrapped to the width; lines after the first start with one space.
+    /// `text` wrapped to the width; lines after the first start with one space, under the opening quote.
     private static func wrapped(_ text: String, style: TextStyle) -> String {
         var lines = TextLayout.wrap(text, width: style.width, indent: " ")
         lines[0].removeFirst()
@@ -143,12 +109,7 @@ enum MessageBoardText {
 
     /// ` — by NAME on DATE`, leaving out what the board did not say.
     private static func byline(_ item: Item) -> String {
-        var parts: [String] = []
-        if let author = item.author { parts.append("by \(author)") }
-        if let date = item.createdAt { parts.append("on \(day.withLock { $0.string(from: date) })") }
+        let parts = [item.author.map { "by \($0)" }, item.createdAt.map { "on \(ISO8601.string(from: $0).prefix(10))" }].compactMap { $0 }
         return parts.isEmpty ? "" : " — " + parts.joined(separator: " ")
     }
-
-    /// Made once: a formatter per line would cost more than the line.
-    private static let day = LockedFormatter(ISO8601.utcFormatter(format: "yyyy-MM-dd"))
 }

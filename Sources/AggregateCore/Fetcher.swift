@@ -187,7 +187,7 @@ public struct Fetcher: Sendable {
         return ProviderResult(
             provider: name, operation: query.operation, query: query.parameters,
             items: failure == nil ? Array(collected.items.prefix(query.limit)) : [], error: failure, meta: meta,
-            rawBodies: collected.rawBodies, explicitLimit: query.isLimitExplicit ? query.limit : nil)
+            rawBodies: collected.rawBodies, explicitLimit: query.isLimitExplicit ? query.limit : nil, parseNotes: collected.parseNotes)
     }
 
     /// The redactor for a run: every credential variable the provider declares, plus any credential it attaches.
@@ -205,14 +205,16 @@ private struct Collected {
     var items: [Item] = []
     var seenIDs: Set<String> = []
     var rawBodies: [Data] = []
+    var parseNotes = JSONParseNotes()
     var pages = 0
     var totalCount: Int?
     var nextCursor: String?
 
     /// Adds items not seen before; returns their ids in page order.
-    mutating func add(_ page: Page, body: Data) -> [String] {
+    mutating func add(_ page: Page, body: Data, notes: JSONParseNotes) -> [String] {
         pages += 1
         if keepsRawBodies { rawBodies.append(body) }
+        parseNotes.replacedSurrogates += notes.replacedSurrogates
         if totalCount == nil { totalCount = page.totalCount }
         for item in page.items where seenIDs.insert(item.id).inserted {
             items.append(item)
@@ -249,8 +251,8 @@ private struct Run: Sendable {
             emit(.fetchingPage(number: collected.pages + 1))
             let spec = try provider.request(for: query, cursor: cursor, remaining: max(1, query.limit - collected.items.count))
             let response = try await exchange(spec, query: query)
-            let page = try read(response, query: query)
-            let ids = collected.add(page, body: response.body)
+            let (page, notes) = try read(response, query: query)
+            let ids = collected.add(page, body: response.body, notes: notes)
             emit(.pageRead(pages: collected.pages, items: collected.items.count))
             if collected.items.count >= query.limit {
                 collected.nextCursor = Self.describe(page.next)
@@ -300,8 +302,8 @@ private struct Run: Sendable {
     /// Fetches the pages `numbers` concurrently and adds them in page order.
     private func numberedBatch(_ range: ClosedRange<Int>, pageSize: Int, query: Query, into collected: inout Collected) async throws {
         let numbers = Array(range)
-        var results: [Int: (HTTPResponse, Page)] = [:]
-        try await withThrowingTaskGroup(of: (Int, HTTPResponse, Page).self) { group in
+        var results: [Int: (HTTPResponse, (page: Page, notes: JSONParseNotes))] = [:]
+        try await withThrowingTaskGroup(of: (Int, HTTPResponse, (page: Page, notes: JSONParseNotes)).self) { group in
             var iterator = numbers.makeIterator()
             func startNext() {
                 guard let number = iterator.next() else { return }
@@ -319,8 +321,8 @@ private struct Run: Sendable {
             }
         }
         for number in numbers {
-            guard let (response, page) = results[number] else { continue }
-            _ = collected.add(page, body: response.body)
+            guard let (response, read) = results[number] else { continue }
+            _ = collected.add(read.page, body: response.body, notes: read.notes)
             emit(.pageRead(pages: collected.pages, items: collected.items.count))
         }
     }
@@ -333,9 +335,11 @@ private struct Run: Sendable {
         }
     }
 
-    private func read(_ response: HTTPResponse, query: Query) throws -> Page {
+    /// The page in `response`, and what parsing its body had to repair (for `--verbose`).
+    private func read(_ response: HTTPResponse, query: Query) throws -> (page: Page, notes: JSONParseNotes) {
         do {
-            return try provider.normalize(response, for: query)
+            let (page, notes) = try JSONParseNotes.collecting { try provider.normalize(response, for: query) }
+            return (page, notes)
         } catch let error as AggregateError {
             throw error
         } catch {

@@ -42,6 +42,39 @@ public struct JSONParseNotes: Sendable, Equatable {
     }
 }
 
+extension JSONParseNotes {
+    /// Runs `read` (a normalizer reading one response) and returns what parsing the response's body with
+    /// ``HTTPResponse/json()`` had to repair: counted where the page is parsed, so no one keeps the body to parse
+    /// it again. Parsing the body twice does not count its repairs twice.
+    public static func collecting<T>(_ read: () throws -> T) rethrows -> (value: T, notes: JSONParseNotes) {
+        let sink = Sink()
+        let value = try $sink.withValue(sink, operation: read)
+        return (value, sink.notes)
+    }
+
+    /// Where ``HTTPResponse/json()`` leaves its notes while ``collecting(_:)`` runs.
+    @TaskLocal static var sink: Sink?
+
+    /// The notes of the latest parse.
+    final class Sink: @unchecked Sendable {
+        private let lock = NSLock()
+        private var latest = JSONParseNotes()
+
+        var notes: JSONParseNotes {
+            get {
+                lock.lock()
+                defer { lock.unlock() }
+                return latest
+            }
+            set {
+                lock.lock()
+                defer { lock.unlock() }
+                latest = newValue
+            }
+        }
+    }
+}
+
 /// A JSON parser that keeps key order and number text, needs no recursion, and bounds nesting depth.
 ///
 /// It reads straight from the input's bytes in one pass (linear time); deep nesting is refused with an error instead

@@ -143,7 +143,10 @@ extension HTTPResponse {
             throw AggregateError(.decoding, "the API sent an empty body where JSON was expected (HTTP \(status))", httpStatus: status)
         }
         do {
-            return try JSONParser().parse(body)
+            var notes = JSONParseNotes()
+            let value = try JSONParser().parse(body, notes: &notes)
+            JSONParseNotes.sink?.notes = notes
+            return value
         } catch {
             if looksLikeHTML {
                 throw AggregateError(.decoding, "the API sent an HTML page instead of JSON (HTTP \(status))", httpStatus: status)

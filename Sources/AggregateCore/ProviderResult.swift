@@ -76,13 +76,16 @@ public struct ProviderResult: Sendable {
     public var rawBodies: [Data]
     /// The limit the user asked for explicitly, or `nil` when the default applied (for text views; not in JSON).
     public var explicitLimit: Int?
+    /// What reading the pages' JSON had to repair, e.g. lone surrogates (for `--verbose`; not in JSON).
+    public var parseNotes: JSONParseNotes
 
     /// Creates a result.
     public init(
         provider: String, operation: String, query: JSONObject = JSONObject(), items: [Item] = [], error: AggregateError? = nil,
-        meta: ResultMeta, rawBodies: [Data] = [], explicitLimit: Int? = nil
+        meta: ResultMeta, rawBodies: [Data] = [], explicitLimit: Int? = nil, parseNotes: JSONParseNotes = JSONParseNotes()
     ) {
         self.explicitLimit = explicitLimit
+        self.parseNotes = parseNotes
         self.provider = provider
         self.operation = operation
         self.query = query

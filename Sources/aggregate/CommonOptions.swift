@@ -47,6 +47,30 @@ struct CommonOptions: Sendable, Equatable {
         OptionSpec("help", short: "h", arity: .flag, help: "Show help information."),
     ]
 
+    /// The common option `name`, with `help` worded for a command that passes it on (compare).
+    static func spec(_ name: String, help: String) -> OptionSpec {
+        var spec = specs.first { $0.name == name }!
+        spec.help = help
+        return spec
+    }
+
+    /// The options an enclosing command (compare) passes on to each invocation.
+    static let inherited: Set<String> = ["limit", "timeout", "profile", "offline", "verbose"]
+
+    /// Takes what an enclosing command's options (`outer`, e.g. compare's) set and these leave unset, as if given
+    /// here: this command line wins, and the config file fills in after both.
+    /// - Throws: a `usage` error when the result combines options that exclude each other (`--offline`, `--base-url`).
+    mutating func inherit(_ outer: CommonOptions) throws(AggregateError) {
+        let taken = outer.given.intersection(Self.inherited).subtracting(given)
+        if taken.contains("limit") { (limit, limitIsExplicit) = (outer.limit, true) }
+        if taken.contains("timeout") { timeout = outer.timeout }
+        if taken.contains("profile") { profile = outer.profile }
+        offline = offline || outer.offline
+        verbose = verbose || outer.verbose
+        given.formUnion(taken)
+        try runSettings.checkCombination()
+    }
+
     /// Reads the common options out of parsed arguments.
     init(_ parsed: ParsedArguments) throws(AggregateError) {
         help = parsed.has("help")
@@ -84,8 +108,7 @@ struct CommonOptions: Sendable, Equatable {
     var runSettings: ProviderRunner.Settings {
         ProviderRunner.Settings(
             limit: limit, limitIsExplicit: limitIsExplicit, offline: offline, baseURL: baseURL, timeout: timeout, allowHTTP: allowHTTP,
-            // --verbose reads the bodies again afterwards to report repairs (lone surrogates), so it keeps them too.
-            keepsRawBodies: raw || verbose)
+            keepsRawBodies: raw)
     }
 
     // The checks below are shared by the command line and the config file, so both accept the same values.

@@ -3,16 +3,17 @@ import Foundation
 
 /// `aggregate compare`: several provider invocations at once, side by side.
 enum CompareCommand {
+    /// Compare's own options, and the common ones it passes on to every invocation (worded for compare).
     static let options: [OptionSpec] = [
         OptionSpec("all", arity: .flag, help: "Compare the first example of every registered provider."),
-        OptionSpec("limit", valueName: "N", help: "The most items per provider (default: 20, or each invocation's own --limit)."),
+        CommonOptions.spec("limit", help: "The most items per provider (default: 20, or each invocation's own --limit)."),
         OptionSpec("format", valueName: "FORMAT", help: "text (default), json, ndjson, csv, markdown, or html (a self-contained report)."),
-        OptionSpec("offline", arity: .flag, help: "Answer every invocation from the bundled sandbox data."),
-        OptionSpec("timeout", valueName: "SECONDS", help: "The most time one request may take (default: 15)."),
-        OptionSpec("verbose", arity: .flag, help: "Trace requests, responses and retries on stderr."),
-        OptionSpec("quiet", arity: .flag, help: "No progress lines or notes on stderr."),
-        OptionSpec("profile", valueName: "NAME", help: "Use this profile of the config file for every invocation."),
-        OptionSpec("help", short: "h", arity: .flag, help: "Show help information."),
+        CommonOptions.spec("offline", help: "Answer every invocation from the bundled sandbox data."),
+        CommonOptions.spec("timeout", help: "The most time one request may take (default: 15)."),
+        CommonOptions.spec("verbose", help: "Trace requests, responses and retries on stderr."),
+        CommonOptions.spec("quiet", help: "No progress lines or notes on stderr."),
+        CommonOptions.spec("profile", help: "Use this profile of the config file for every invocation."),
+        CommonOptions.spec("help", help: "Show help information."),
     ]
 
     /// What compare can print: any result format, or a self-contained HTML report.
@@ -41,11 +42,13 @@ enum CompareCommand {
 
     static func run(_ arguments: [String], context: Context) async -> ExitCode {
         let console = context.console
-        let parsed: ParsedArguments
+        let shared: CommonOptions
+        let output: Output
         let invocations: [(text: String, invocation: ProviderInvocation)]
         do throws(AggregateError) {
-            guard let given = try command.parse(arguments, context: context) else { return .success }
-            parsed = given
+            guard let parsed = try command.parse(arguments, context: context) else { return .success }
+            output = try formatOption(parsed)
+            shared = try sharedOptions(parsed)
             var texts = parsed.positionals
             if parsed.has("all") {
                 texts += context.registry.providers.compactMap { $0.descriptor.examples.first?.arguments.map(shellQuoted).joined(separator: " ") }
@@ -53,7 +56,7 @@ enum CompareCommand {
             guard !texts.isEmpty else { throw AggregateError(.usage, "give at least one invocation, e.g. 'meetup --lat 51.5 --lon -0.13', or --all") }
             let settings = try SettingsSources(context: context)
             invocations = try texts.enumerated().map { index, text throws(AggregateError) in
-                (text, try invocation(text, number: index + 1, global: parsed, context: context, settings: settings))
+                (text, try invocation(text, number: index + 1, shared: shared, context: context, settings: settings))
             }
         } catch where error.kind == .config {
             return Diagnostics.report(error, console: console)
@@ -61,12 +64,12 @@ enum CompareCommand {
             return Diagnostics.report(error, console: console, usage: command.usage)
         }
 
-        let quiet = parsed.has("quiet")
+        let quiet = shared.quiet
         let progress = context.terminal.stderrIsTerminal && !quiet
             ? ProgressDisplay(labels: invocations.map { TextLayout.truncate($0.text, to: 40) }, console: console, width: context.terminal.width)
             : nil
-        let printer = EventPrinter(console: console, verbose: parsed.has("verbose"), quiet: quiet)
-        if parsed.has("offline"), !quiet {
+        let printer = EventPrinter(console: console, verbose: shared.verbose, quiet: quiet)
+        if shared.offline, !quiet {
             console.err("note: compare: offline: these are the sandbox's bundled sample data, not live results\n")
         }
         progress?.start()
@@ -80,14 +83,21 @@ enum CompareCommand {
                 invocation: entry.text, result: result, authStyle: entry.invocation.provider.descriptor.authStyle,
                 paginationStyle: entry.invocation.provider.descriptor.paginationStyle)
         }
-        render(rows, format: try! formatOption(parsed), context: context)
+        render(rows, format: output, context: context)
         for result in results { if let error = result.error { console.err(Diagnostics.line(for: error)) } }
         return ExitCode(comparing: results)
     }
 
+    /// Compare's common options as typed settings (its own `--format`, which adds html, aside).
+    static func sharedOptions(_ parsed: ParsedArguments) throws(AggregateError) -> CommonOptions {
+        var common = parsed
+        common.values["format"] = nil
+        return try CommonOptions(common)
+    }
+
     /// Parses one invocation; the compare options apply unless the invocation sets its own.
     static func invocation(
-        _ text: String, number: Int, global: ParsedArguments, context: Context, settings: SettingsSources? = nil
+        _ text: String, number: Int, shared: CommonOptions, context: Context, settings: SettingsSources? = nil
     ) throws(AggregateError) -> ProviderInvocation {
         do throws(AggregateError) {
             var words = try ShellWords.split(text)
@@ -95,13 +105,7 @@ enum CompareCommand {
             guard let name = words.first, context.registry.provider(named: name) != nil else {
                 throw AggregateError(.usage, "unknown provider '\(words.first ?? "")'. Valid providers: \(context.registry.names.joined(separator: ", ")).")
             }
-            for option in ["limit", "timeout", "profile"] where !words.contains("--\(option)") && !words.contains(where: { $0.hasPrefix("--\(option)=") }) {
-                if let value = global.value(option) { words += ["--\(option)", value] }
-            }
-            if global.has("offline"), !words.contains("--offline") { words.append("--offline") }
-            if global.has("verbose") { words.append("--verbose") }
-            _ = try formatOption(global)
-            let invocation = try ProviderInvocation.parse(words, registry: context.registry, settings: settings)
+            let invocation = try ProviderInvocation.parse(words, registry: context.registry, settings: settings, inheriting: shared)
             if invocation.common.help || invocation.common.raw || invocation.common.fields != nil {
                 throw AggregateError(.usage, "--help, --raw and --fields cannot be used inside a compare invocation")
             }

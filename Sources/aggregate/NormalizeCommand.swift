@@ -59,12 +59,13 @@ enum NormalizeCommand {
             var notes = JSONParseNotes()
             for (number, body) in bodies.enumerated() where items.count < limit {
                 do {
-                    let page = try provider.init().normalize(HTTPResponse(status: 200, body: body), for: query)
+                    let response = HTTPResponse(status: 200, body: body)
+                    let (page, repairs) = try JSONParseNotes.collecting { try provider.init().normalize(response, for: query) }
                     items += page.items.prefix(limit - items.count)
+                    notes.replacedSurrogates += repairs.replacedSurrogates
                 } catch {
                     throw shapeError(error, body: body, name: bodies.count > 1 ? "\(source), page \(number + 1)" : source, provider: descriptor.name)
                 }
-                if parsed.has("verbose") { _ = try? JSONParser().parse(body, notes: &notes) }
             }
             if parsed.has("verbose") {
                 console.err("\(descriptor.name): normalized \(bodies.count) page\(bodies.count == 1 ? "" : "s") from \(source) into \(items.count) item\(items.count == 1 ? "" : "s")\n")

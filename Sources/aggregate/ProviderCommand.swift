@@ -13,8 +13,10 @@ struct ProviderInvocation: Sendable {
     /// Parses the arguments after `aggregate`: the provider's name first.
     /// - Parameter standardInput: reads standard input, for parameters that take `-` to mean stdin.
     /// - Parameter settings: the config file and environment that fill what the command line leaves unset.
+    /// - Parameter outer: the common options of an enclosing command (compare), for what the arguments leave unset.
     static func parse(
-        _ arguments: [String], registry: ProviderRegistry, standardInput: () -> Data? = { nil }, settings: SettingsSources? = nil
+        _ arguments: [String], registry: ProviderRegistry, standardInput: () -> Data? = { nil }, settings: SettingsSources? = nil,
+        inheriting outer: CommonOptions? = nil
     ) throws(AggregateError) -> ProviderInvocation {
         let arguments = try ProviderArguments(arguments, registry: registry)
         let (provider, operation, descriptor) = (arguments.provider, arguments.operation, arguments.provider.descriptor)
@@ -29,6 +31,7 @@ struct ProviderInvocation: Sendable {
         var common: CommonOptions
         do {
             common = try CommonOptions(parsed)
+            if let outer { try common.inherit(outer) }
         } catch {
             throw error.attributed(to: descriptor.name)
         }
@@ -184,9 +187,7 @@ enum ProviderCommand {
 
     /// Says on stderr what reading the responses had to repair (lone UTF-16 surrogates read as U+FFFD).
     static func reportRepairs(_ result: ProviderResult, context: Context) {
-        var notes = JSONParseNotes()
-        for body in result.rawBodies { _ = try? JSONParser().parse(body, notes: &notes) }
-        if let summary = notes.summary { context.console.err("\(result.provider): \(summary)\n") }
+        if let summary = result.parseNotes.summary { context.console.err("\(result.provider): \(summary)\n") }
     }
 
     /// The usage line of the operation the arguments name (the default operation when they name none).

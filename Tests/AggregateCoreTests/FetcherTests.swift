@@ -342,6 +342,43 @@ final class Gauge: @unchecked Sendable {
         #expect(full.rawBodies.count == 2)
     }
 
+    @Test func loneSurrogatesAreCountedWhereEachPageIsParsedWithoutKeepingItsBody() async {
+        let cursorPages = FakeTransport { request in
+            switch request.url.queryValue("cursor") {
+            case nil: return body(#"{"items": [1], "next": "c2", "note": "cut \ud83c"}"#)
+            default: return body(#"{"items": [2], "note": "\udc00 and \ud800, but not \ud83d\ude80"}"#)
+            }
+        }
+        var options = testFetchOptions()
+        options.keepsRawBodies = false
+        let cursors = await Fetcher(transport: cursorPages, options: options).run(PagerProvider(), query: query(limit: 5))
+        #expect(cursors.items.count == 2)
+        #expect(cursors.rawBodies.isEmpty)
+        #expect(cursors.parseNotes.replacedSurrogates == 3)
+
+        // Numbered pages are read concurrently; each still counts once, and an error body not at all.
+        let numberedPages = FakeTransport { request in
+            let page = Int(request.url.queryValue("cursor") ?? "1") ?? 1
+            return body(#"{"items": [\#(page * 2 - 1), \#(page * 2)], "page": \#(page), "totalPages": 3, "note": "\ud800"}"#)
+        }
+        let numbered = await Fetcher(transport: numberedPages, options: options).run(PagerProvider(), query: query(limit: 6))
+        #expect(numbered.items.count == 6)
+        #expect(numbered.parseNotes.replacedSurrogates == 3)
+        let clean = await Fetcher(transport: FakeTransport { _ in body(#"{"items": [1]}"#) }, options: options).run(PagerProvider(), query: query())
+        #expect(clean.parseNotes == JSONParseNotes())
+    }
+
+    @Test func aBodyParsedTwiceWhileCollectingCountsOnce() throws {
+        let response = body(#"["\ud800", "\udfff"]"#)
+        let (value, notes) = try JSONParseNotes.collecting { () throws -> JSONValue in
+            _ = try response.json()
+            return try response.json()
+        }
+        #expect(value == ["\u{FFFD}", "\u{FFFD}"])
+        #expect(notes.replacedSurrogates == 2)
+        #expect(try JSONParseNotes.collecting { 1 }.notes == JSONParseNotes(), "nothing parsed, nothing repaired")
+    }
+
     @Test(arguments: [Double.infinity, -.infinity, .nan, 1e300, -1, 0, 1.5, 18_446_744_073.709_55])
     func nanosecondsNeverTrap(_ seconds: Double) {
         let nanoseconds = Nanoseconds.from(seconds: seconds)

@@ -69,7 +69,7 @@ struct MessageBoardConformanceTests {
 
     @Test func theValidationSampleIsOneLineNamingEveryProblem() throws {
         let response = try Self.response(for: Self.sample("create_422_validation.body"))
-        let error = MessageBoardErrors.postFailed(response)
+        let error = MessageBoardErrors.explain(response, posting: true)
         let json = try JSONParser().parse(response.body)
         #expect(error.httpStatus == 422)
         #expect(error.message.hasPrefix("not saved: "))
@@ -83,7 +83,7 @@ struct MessageBoardConformanceTests {
 
     @Test func ourRequestHasTheSampleRequestsShape() throws {
         let sample = try JSONParser().parse(Data(contentsOf: Self.sample("create_request")))
-        let spec = MessageBoardRequests.post(baseURL: URL(string: "http://localhost:3000")!, name: "Alice", message: "Hello board!", date: MessageBoardTesting.now)
+        let spec = try MessageBoardTesting.postRequest(baseURL: URL(string: "http://localhost:3000")!, name: "Alice", message: "Hello board!", date: MessageBoardTesting.now)
         #expect(spec.method == sample["method"]?.string)
         #expect(spec.url.absoluteString == sample["url"]?.string)
         for member in sample["headers"]?.object?.members ?? [] {

@@ -175,7 +175,8 @@ import Testing
 
     @Test func textViewWrapsLongMessagesToTheWidth() {
         let item = Item(provider: "messageboard", kind: "message", id: "1", title: "one two three four five six seven", author: "Joe")
-        let text = MessageBoardText.line(for: item, style: TextStyle(width: 20))
+        let result = ProviderResult(provider: "messageboard", operation: "list", items: [item], meta: ResultMeta(source: .offline))
+        let text = MessageBoardProvider().renderText(result, style: TextStyle(width: 20))
         #expect(text == "\"one two three four\n five six seven\" —\n by Joe\n")
         #expect(text.split(separator: "\n").allSatisfy { TextLayout.width(String($0)) <= 20 })
     }

@@ -28,7 +28,7 @@ import Testing
 
     @Test func theDateIsTheRunsClockInUTCWithSecondsAndZ() throws {
         // 23:59:59.9 on 31 December in UTC: no rounding into the next year, no local time zone.
-        let spec = MessageBoardRequests.post(
+        let spec = try MessageBoardTesting.postRequest(
             baseURL: URL(string: "https://board.example/")!, name: "a", message: "b", date: Date(timeIntervalSince1970: 1_924_991_999.9))
         #expect(spec.url.absoluteString == "https://board.example/messages.json")
         #expect(String(decoding: spec.body ?? Data(), as: UTF8.self) == #"{"message":{"name":"a","message":"b","message_date":"2030-12-31T23:59:59Z"}}"#)

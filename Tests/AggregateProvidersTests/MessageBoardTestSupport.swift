@@ -24,6 +24,14 @@ enum MessageBoardTesting {
         return Query(provider: "messageboard", operation: operation, parameters: parameters, limit: limit, baseURL: baseURL)
     }
 
+    /// The request the provider builds for a post made at `date` (its plan included).
+    static func postRequest(baseURL: URL, name: String, message: String, date: Date) throws -> HTTPRequestSpec {
+        var query = query("post", name: name, message: message, baseURL: baseURL)
+        query.now = date
+        try MessageBoardProvider().configure(&query)
+        return try MessageBoardProvider().request(for: query, cursor: nil, remaining: 1)
+    }
+
     /// Runs the provider through the shared fetch layer.
     static func run(
         _ operation: String, name: String? = nil, message: String? = nil, limit: Int = 20, transport: any HTTPTransport,

@@ -141,6 +141,26 @@ import Testing
         #expect(markdown.stdout.split(separator: "\n").count == 6, "header, rule and four rows")
     }
 
+    @Test func compareOptionsApplyToEveryInvocationThatLeavesThemUnset() async throws {
+        let output = await CLIHarness().run(["compare", "kiva newest --limit 1", "tmdb popular", "--offline", "--limit", "3", "--format", "json"])
+        #expect(output.code == .success, "\(output.stderr)")
+        let results = try #require(try JSONParser().parse(output.stdout)["results"]?.array)
+        #expect(results.map { $0["items"]?.array?.count } == [1, 3])
+        #expect(results.allSatisfy { $0["meta"]?["source"] == "offline" })
+
+        let clash = await CLIHarness().run(["compare", "kiva newest --base-url https://api.kivaws.org", "--offline"])
+        #expect(clash.code == .usage)
+        #expect(clash.stderr.hasPrefix(
+            "Error: invocation 1 ('kiva newest --base-url https://api.kivaws.org'): kiva: --offline and --base-url cannot be used together\n"))
+
+        // Compare's own option is checked once, as compare's, even when every invocation sets its own.
+        let bad = await CLIHarness().run(["compare", "kiva newest --limit 1", "--limit", "abc", "--offline"])
+        #expect(bad.code == .usage)
+        #expect(bad.stderr.hasPrefix("Error: --limit must be a whole number from 1 to 10000, not 'abc'\n"))
+        let format = await CLIHarness().run(["compare", "kiva newest", "--format", "xml", "--offline"])
+        #expect(format.stderr.hasPrefix("Error: --format must be one of text, json, ndjson, csv, markdown, html, not 'xml'\n"))
+    }
+
     @Test func helpDocumentsCompare() async {
         let output = await CLIHarness().run(["help", "compare"])
         let flat = output.stdout.split(whereSeparator: \.isWhitespace).joined(separator: " ")
