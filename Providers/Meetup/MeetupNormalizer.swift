@@ -32,9 +32,10 @@ enum MeetupNormalizer {
 
     /// One v2 group; `nil` for an entry without an id or a name.
     static func v2Group(_ group: JSONValue) -> Item? {
-        let photo = group["group_photo"]
-        guard var item = item(group, category: group["category"]?["name"], joinMode: group["join_mode"], members: group["members"], rating: group["rating"])
-        else { return nil }
+        let photo = group["group_photo"], category = group["category"]?["name"]
+        guard var item = item(group, category: category, joinMode: group["join_mode"], members: group["members"], rating: group["rating"]) else {
+            return nil
+        }
         item.subtitle = group["who"]?.nonEmptyString
         item.url = group["link"]?.nonEmptyString
         item.imageUrl = photo?["photo_link"]?.nonEmptyString ?? photo?["highres_link"]?.nonEmptyString
@@ -61,8 +62,9 @@ enum MeetupNormalizer {
 
     static func graphQLGroup(_ node: JSONValue) -> Item? {
         let members = node["memberships"]?["totalCount"]
-        guard var item = item(node, category: node["topicCategory"]?["name"], joinMode: node["joinMode"], members: members, rating: nil)
-        else { return nil }
+        guard var item = item(node, category: node["topicCategory"]?["name"], joinMode: node["joinMode"], members: members, rating: nil) else {
+            return nil
+        }
         item.url = node["link"]?.nonEmptyString ?? node["urlname"]?.nonEmptyString.map { "https://www.meetup.com/\($0)/" }
         item.imageUrl = photoURL(node["keyGroupPhoto"])
         item.createdAt = node["foundedDate"]?.string.flatMap(ISO8601.date(from:))
@@ -104,7 +106,8 @@ enum MeetupNormalizer {
             let rejected = api == .v2 ? "the API key was rejected" : "the token was rejected"
             return AggregateError(.auth, "\(rejected) (HTTP 401). Check \(api.credentialVariable).", httpStatus: status)
         case 400 where json?["code"]?.string == "limit":
-            return AggregateError(.rateLimited, "the API's rate limit was exceeded (HTTP 400, code \"limit\"); wait a while before retrying", httpStatus: status)
+            let message = "the API's rate limit was exceeded (HTTP 400, code \"limit\"); wait a while before retrying"
+            return AggregateError(.rateLimited, message, httpStatus: status)
         case 400:
             return AggregateError(.http, "the API rejected the request (HTTP 400)\(problem.map { ": \($0)" } ?? "")", httpStatus: status)
         case 429, 404:

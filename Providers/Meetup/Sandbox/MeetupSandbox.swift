@@ -31,7 +31,8 @@ public enum MeetupSandbox: RoutedSandbox {
         if status == 400 {
             return .json(["code": "limit", "problem": "Rate limit exceeded", "details": "Too many requests; wait before retrying"], status: 400)
         }
-        return .json(["code": "sandbox_fault", "problem": .string(HTTPStatus.reason(status)), "details": "injected by the sandbox"], status: status)
+        let body: JSONValue = ["code": "sandbox_fault", "problem": .string(HTTPStatus.reason(status)), "details": "injected by the sandbox"]
+        return .json(body, status: status)
     }
 
     static let memo = SandboxResponseMemo()
@@ -56,8 +57,9 @@ public enum MeetupSandbox: RoutedSandbox {
         let topics = group["topics"]?.array ?? []
         return IndexedGroup(
             group: group, graphQLNode: graphQLNode(group), lat: group["lat"]?.double, lon: group["lon"]?.double, id: group["id"]?.int ?? 0,
-            topicKeys: topics.compactMap { $0["urlkey"]?.string }.map(fold),
-            texts: ([group["name"]?.string, group["description"]?.string] + topics.map { $0["name"]?.string }).compactMap { $0 }.map(fold))
+            topicKeys: topics.compactMap { $0["urlkey"]?.string }.map { SandboxText.fold($0) },
+            texts: ([group["name"]?.string, group["description"]?.string] + topics.map { $0["name"]?.string }).compactMap { $0 }
+                .map { SandboxText.fold($0) })
     }
 
     /// The largest v2 `offset` (a page index) the sandbox accepts; beyond it a request is a 400, as a bad number is.
@@ -88,13 +90,14 @@ public enum MeetupSandbox: RoutedSandbox {
             throw v2Error(400, code: "bad_request", problem: "Invalid radius", details: "radius must be between 0.0 and 100.0 miles")
         }
         let pageText = request.queryValue("page") ?? "200", offsetText = request.queryValue("offset") ?? "0"
-        guard let pageSize = SandboxNumbers.integer(pageText, in: 1...200), let offset = SandboxNumbers.integer(offsetText, in: 0...maximumOffset) else {
+        guard let pageSize = SandboxNumbers.integer(pageText, in: 1...200), let offset = SandboxNumbers.integer(offsetText, in: 0...maximumOffset)
+        else {
             throw v2Error(400, code: "bad_request", problem: "Invalid paging", details: "page must be 1-200 and offset 0-\(maximumOffset)")
         }
         // Answers depend only on the request and the base URL its links point to, so repeats reuse them.
         return memo.response(for: SandboxResponseMemo.key(request, extra: [context.baseURL.absoluteString])) {
-            let matches = MeetupV2Rules.ordered(
-                nearby(lat: lat, lon: lon, radius: radius, text: request.queryValue("topic"), matchTopicKeys: true).map(\.group), request: request)
+            let near = nearby(lat: lat, lon: lon, radius: radius, text: request.queryValue("topic"), matchTopicKeys: true)
+            let matches = MeetupV2Rules.ordered(near.map(\.group), request: request)
             let pageItems = SandboxPaging.page(matches, number: offset + 1, size: pageSize)
             let nextQuery = request.query.filter { $0.name != "offset" } + [(name: "offset", value: String(offset + 1))]
             let meta: JSONValue = [
@@ -230,7 +233,7 @@ public enum MeetupSandbox: RoutedSandbox {
 
     /// Groups within `radius` miles of the point, nearest first, optionally matching `text`.
     static func nearby(lat: Double, lon: Double, radius: Double, text: String?, matchTopicKeys: Bool) -> [IndexedGroup] {
-        let needle = text.map(fold)
+        let needle = text.map { SandboxText.fold($0) }
         return index.compactMap { group -> (IndexedGroup, Double)? in
             guard let groupLat = group.lat, let groupLon = group.lon else { return nil }
             let distance = miles(lat, lon, groupLat, groupLon)
@@ -244,12 +247,6 @@ public enum MeetupSandbox: RoutedSandbox {
         .sorted { $0.1 != $1.1 ? $0.1 < $1.1 : $0.0.id < $1.0.id }
         .map(\.0)
     }
-
-    private static func fold(_ text: String) -> String {
-        text.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: posix)
-    }
-
-    private static let posix = Locale(identifier: "en_US_POSIX")
 
     /// Great-circle distance in miles.
     static func miles(_ lat1: Double, _ lon1: Double, _ lat2: Double, _ lon2: Double) -> Double {
