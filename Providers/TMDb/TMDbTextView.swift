@@ -92,14 +92,8 @@ enum TMDbTextView {
         return rest == 0 ? "\(hours) h" : "\(hours) h \(rest) min"
     }
 
-    /// `18,342` from 18342, independent of the locale.
+    /// `18,342` from 18342, whatever the user's locale.
     static func grouped(_ value: Decimal) -> String {
-        let digits = String(NSDecimalNumber(decimal: value).int64Value)
-        var result = ""
-        for (index, digit) in digits.reversed().enumerated() {
-            if index > 0, index % 3 == 0, digit != "-" { result.append(",") }
-            result.append(digit)
-        }
-        return String(result.reversed())
+        NSDecimalNumber(decimal: value).int64Value.formatted(.number.locale(Locale(identifier: "en_US")))
     }
 }
