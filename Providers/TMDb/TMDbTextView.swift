@@ -69,9 +69,7 @@ enum TMDbTextView {
     /// `Title (2012)`, or the title alone when the release date is unknown.
     static func titleWithYear(_ item: Item) -> String {
         guard let date = item.createdAt else { return item.title }
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(identifier: "UTC")!
-        return "\(item.title) (\(calendar.component(.year, from: date)))"
+        return "\(item.title) (\(UTCTimestamp.parts(of: date).year))"
     }
 
     /// `6.6` from `6.641`: TMDb shows averages to one decimal.
