@@ -71,9 +71,16 @@ public enum MeetupSandbox: RoutedSandbox {
 
     // MARK: API v2
 
-    /// `GET /2/groups`: the key, then the parameter rules Meetup documented (``MeetupV2Rules``), then a page of
-    /// the nearby groups in the requested order, linked to the next by `meta.next`.
-    static func v2Groups(_ request: SandboxRequest, _ context: SandboxContext, _: [String]) throws(SandboxExit) -> SandboxResponse {
+    /// `GET /2/groups`. Answers depend only on the request and the base URL its links point to, so repeats reuse them.
+    static func v2Groups(_ request: SandboxRequest, _ context: SandboxContext, _: [String]) -> SandboxResponse {
+        memo.answer(for: SandboxResponseMemo.key(request, extra: [context.baseURL.absoluteString])) { () throws(SandboxExit) in
+            try v2Page(request, context)
+        }
+    }
+
+    /// The key, then the parameter rules Meetup documented (``MeetupV2Rules``), then a page of the nearby groups in
+    /// the requested order, linked to the next by `meta.next`.
+    static func v2Page(_ request: SandboxRequest, _ context: SandboxContext) throws(SandboxExit) -> SandboxResponse {
         let unauthorized = "You are not authorized to make that request"
         guard let key = request.queryValue("key") ?? request.queryValue("access_token"), !key.isEmpty else {
             throw v2Error(401, code: "not_authorized", problem: unauthorized, details: "No API key or OAuth token was supplied")
@@ -94,29 +101,26 @@ public enum MeetupSandbox: RoutedSandbox {
         else {
             throw v2Error(400, code: "bad_request", problem: "Invalid paging", details: "page must be 1-200 and offset 0-\(maximumOffset)")
         }
-        // Answers depend only on the request and the base URL its links point to, so repeats reuse them.
-        return memo.response(for: SandboxResponseMemo.key(request, extra: [context.baseURL.absoluteString])) {
-            let near = nearby(lat: lat, lon: lon, radius: radius, text: request.queryValue("topic"), matchTopicKeys: true)
-            let matches = MeetupV2Rules.ordered(near.map(\.group), request: request)
-            let pageItems = SandboxPaging.page(matches, number: offset + 1, size: pageSize)
-            let nextQuery = request.query.filter { $0.name != "offset" } + [(name: "offset", value: String(offset + 1))]
-            let meta: JSONValue = [
-                "next": .string((offset + 1) * pageSize < matches.count ? url(context.baseURL, nextQuery) : ""),
-                "method": "Groups",
-                "total_count": .int(matches.count),
-                "link": .string(context.baseURL.appendingEndpoint("/2/groups").absoluteString),
-                "count": .int(pageItems.count),
-                "description": "None",
-                "lon": .double(lon),
-                "title": "Meetup Groups v2",
-                "url": .string(url(context.baseURL, request.query)),
-                "id": "",
-                // When the newest of these groups changed (the samples keep only `created`), not the time of the request.
-                "updated": .number(String(matches.compactMap { $0["created"]?.int }.max() ?? 0)),
-                "lat": .double(lat),
-            ]
-            return .json(["results": .array(Array(pageItems)), "meta": meta], headers: rateLimitHeaders)
-        }
+        let near = nearby(lat: lat, lon: lon, radius: radius, text: request.queryValue("topic"), matchTopicKeys: true)
+        let matches = MeetupV2Rules.ordered(near.map(\.group), request: request)
+        let pageItems = SandboxPaging.page(matches, number: offset + 1, size: pageSize)
+        let nextQuery = request.query.filter { $0.name != "offset" } + [(name: "offset", value: String(offset + 1))]
+        let meta: JSONValue = [
+            "next": .string((offset + 1) * pageSize < matches.count ? url(context.baseURL, nextQuery) : ""),
+            "method": "Groups",
+            "total_count": .int(matches.count),
+            "link": .string(context.baseURL.appendingEndpoint("/2/groups").absoluteString),
+            "count": .int(pageItems.count),
+            "description": "None",
+            "lon": .double(lon),
+            "title": "Meetup Groups v2",
+            "url": .string(url(context.baseURL, request.query)),
+            "id": "",
+            // When the newest of these groups changed (the samples keep only `created`), not the time of the request.
+            "updated": .number(String(matches.compactMap { $0["created"]?.int }.max() ?? 0)),
+            "lat": .double(lat),
+        ]
+        return .json(["results": .array(Array(pageItems)), "meta": meta], headers: rateLimitHeaders)
     }
 
     /// API v2's error body, thrown to answer at once.
@@ -131,8 +135,15 @@ public enum MeetupSandbox: RoutedSandbox {
 
     // MARK: GraphQL
 
-    /// `POST /gql-ext`: the bearer token, then the `groupSearch` or `self` query.
+    /// `POST /gql-ext`. Answers depend only on the token and the body, so repeats of small requests reuse them.
     static func graphQL(_ request: SandboxRequest, _ context: SandboxContext, _: [String]) throws(SandboxExit) -> SandboxResponse {
+        guard request.body.count <= 16 << 10 else { return try graphQLAnswer(request) }
+        let key = SandboxResponseMemo.key(request, extra: [request.bearerToken ?? "", String(decoding: request.body, as: UTF8.self)])
+        return memo.answer(for: key) { () throws(SandboxExit) in try graphQLAnswer(request) }
+    }
+
+    /// The bearer token, then the `groupSearch` or `self` query.
+    static func graphQLAnswer(_ request: SandboxRequest) throws(SandboxExit) -> SandboxResponse {
         try request.requireBearer(sandboxEnvironment["MEETUP_TOKEN"] ?? "") { sent in
             let message = sent == nil ? "Not authenticated: an Authorization: Bearer token is required" : "Invalid or expired token"
             return .json(["errors": [["message": .string(message), "extensions": ["code": "UNAUTHENTICATED"]]]], status: 401)
@@ -140,12 +151,7 @@ public enum MeetupSandbox: RoutedSandbox {
         guard let graphQL = request.graphQL else {
             return .json(["errors": [["message": "Invalid request: the body must be JSON with a 'query' string", "extensions": ["classification": "InvalidSyntax"]]]], status: 400)
         }
-        if graphQL.query.contains("groupSearch") {
-            guard request.body.count <= 16 << 10 else { return groupSearch(graphQL.variables) }
-            return memo.response(for: SandboxResponseMemo.key(request, extra: [String(decoding: request.body, as: UTF8.self)])) {
-                groupSearch(graphQL.variables)
-            }
-        }
+        if graphQL.query.contains("groupSearch") { return groupSearch(graphQL.variables) }
         if graphQL.query.contains("self") {
             return .json(["data": ["self": ["id": "100000001", "name": "Sandbox User", "city": "London", "country": "gb"]]])
         }

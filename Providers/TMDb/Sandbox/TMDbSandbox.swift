@@ -13,24 +13,32 @@ public enum TMDbSandbox: RoutedSandbox {
         "TMDB_API_KEY": TMDbSandbox.apiKey,
     ]
 
-    /// API v3, with or without its `/3` prefix, for GET and HEAD; any other path below `/3`, `/movie` or `/search`
-    /// is TMDb's 404 (without authentication), and any other method TMDb's 405.
+    /// API v3 without its `/3` prefix (``sandboxResponse(for:context:)`` drops it, and answers HEAD as GET); any
+    /// other path below `/movie` or `/search` is TMDb's 404 (without authentication), and any other method TMDb's 405.
     public static let routes = SandboxRoutes(
-        ["", "/3"].flatMap { prefix in ["GET", "HEAD"].flatMap { endpoints(prefix, $0) } }
-            + ["/3/**", "/movie/**", "/search/**"].flatMap { path in
-                ["GET", "HEAD"].map { SandboxRoute($0, SandboxPathPattern(path)) { _, _, _ in notFound() } }
-            },
+        [
+            SandboxRoute("GET", "/configuration", checked([]) { _, _ in .json(configuration, headers: headers) }),
+            SandboxRoute("GET", "/search/movie", checked(searchRules, search)),
+            SandboxRoute("GET", "/movie/popular", checked([language, region], popular)),
+            SandboxRoute("GET", "/movie/*", checked([language], details)),
+            SandboxRoute("GET", "/movie/*/credits", checked([language], credits)),
+            SandboxRoute("GET", "/movie/**") { _, _, _ in notFound() },
+            SandboxRoute("GET", "/search/**") { _, _, _ in notFound() },
+        ],
         methodNotAllowed: { _ in statusError(405, code: 42, "The request method is not supported for this resource.") })
 
-    /// The endpoints below `prefix` for `method`.
-    static func endpoints(_ prefix: String, _ method: String) -> [SandboxRoute] {
-        [
-            SandboxRoute(method, SandboxPathPattern(prefix + "/configuration"), checked([]) { _, _ in .json(configuration, headers: headers) }),
-            SandboxRoute(method, SandboxPathPattern(prefix + "/search/movie"), checked(searchRules, search)),
-            SandboxRoute(method, SandboxPathPattern(prefix + "/movie/popular"), checked([language, region], popular)),
-            SandboxRoute(method, SandboxPathPattern(prefix + "/movie/*"), checked([language], details)),
-            SandboxRoute(method, SandboxPathPattern(prefix + "/movie/*/credits"), checked([language], credits)),
-        ]
+    /// API v3, with or without its `/3` prefix, at the sandbox's root.
+    public static let sandboxPaths: [SandboxPathPattern] = ["/3/**", "/configuration", "/movie/**", "/search/**"]
+
+    /// The route for the path without `/3`; under `/3`, a path no route knows is TMDb's 404 (or 405).
+    public static func sandboxResponse(for request: SandboxRequest, context: SandboxContext) -> SandboxResponse? {
+        var unversioned = request
+        let versioned = request.path == "/3" || request.path.hasPrefix("/3/")
+        if versioned { unversioned.path.removeFirst(2) }
+        if request.method == "HEAD" { unversioned.method = "GET" }
+        if let response = routes.respond(to: unversioned, context: context) { return response }
+        guard versioned else { return nil }
+        return unversioned.method == "GET" ? notFound() : routes.methodNotAllowed(request)
     }
 
     public static func sandboxFaultResponse(status: Int, request: SandboxRequest, context: SandboxContext) -> SandboxResponse? {
@@ -97,9 +105,8 @@ public enum TMDbSandbox: RoutedSandbox {
             if let rule = rules.first(where: { request.queryValue($0.name).map($0.isValid) == false }) {
                 return statusError(400, code: 47, "The input is not valid: \(rule.name) '\(request.queryValue(rule.name) ?? "")'.")
             }
-            return memo.response(for: SandboxResponseMemo.key(request, extra: [context.settings[popularDriftSetting] ?? ""])) {
-                do throws(SandboxExit) { return try answer(request, context) } catch { return error.response }
-            }
+            let key = SandboxResponseMemo.key(request, extra: [context.settings[popularDriftSetting] ?? ""])
+            return memo.answer(for: key) { () throws(SandboxExit) in try answer(request, context) }
         }
     }
 
