@@ -32,26 +32,15 @@ enum MeetupNormalizer {
 
     /// One v2 group; `nil` for an entry without an id or a name.
     static func v2Group(_ group: JSONValue) -> Item? {
-        guard let id = group["id"]?.idString, let name = group["name"]?.nonEmptyString else { return nil }
-        var item = Item(provider: "meetup", kind: "group", id: id, title: name)
+        let photo = group["group_photo"], category = group["category"]?["name"]
+        guard var item = item(group, category: category, joinMode: group["join_mode"], members: group["members"], rating: group["rating"]) else {
+            return nil
+        }
         item.subtitle = group["who"]?.nonEmptyString
-        item.summary = PlainText.fromHTML(group["description"]?.string)
         item.url = group["link"]?.nonEmptyString
-        item.imageUrl = group["group_photo"]?["photo_link"]?.nonEmptyString ?? group["group_photo"]?["highres_link"]?.nonEmptyString
-        item.author = group["organizer"]?["name"]?.nonEmptyString
+        item.imageUrl = photo?["photo_link"]?.nonEmptyString ?? photo?["highres_link"]?.nonEmptyString
         item.createdAt = group["created"]?.double.map { Date(timeIntervalSince1970: $0 / 1000) }
-        item.location = Location(
-            city: group["city"]?.nonEmptyString, country: countryCode(group["country"]?.nonEmptyString),
-            latitude: group["lat"]?.double, longitude: group["lon"]?.double
-        ).nonEmpty
-        item.metrics = metrics(members: group["members"], rating: group["rating"])
         item.tags = group["topics"]?.array?.compactMap { $0["name"]?.nonEmptyString } ?? []
-        var extra = JSONObject()
-        extra.set("urlname", group["urlname"]?.nonEmptyString.map(JSONValue.string))
-        extra.set("category", group["category"]?["name"]?.nonEmptyString.map(JSONValue.string))
-        extra.set("joinMode", group["join_mode"]?.nonEmptyString.map { .string($0.lowercased()) })
-        extra.set("timezone", group["timezone"]?.nonEmptyString.map(JSONValue.string))
-        item.extra = extra
         return item
     }
 
@@ -72,26 +61,14 @@ enum MeetupNormalizer {
     }
 
     static func graphQLGroup(_ node: JSONValue) -> Item? {
-        guard let id = node["id"]?.idString, let name = node["name"]?.nonEmptyString else { return nil }
-        var item = Item(provider: "meetup", kind: "group", id: id, title: name)
-        let urlname = node["urlname"]?.nonEmptyString
-        item.url = node["link"]?.nonEmptyString ?? urlname.map { "https://www.meetup.com/\($0)/" }
-        item.summary = PlainText.fromHTML(node["description"]?.string)
-        item.author = node["organizer"]?["name"]?.nonEmptyString
+        let members = node["memberships"]?["totalCount"]
+        guard var item = item(node, category: node["topicCategory"]?["name"], joinMode: node["joinMode"], members: members, rating: nil) else {
+            return nil
+        }
+        item.url = node["link"]?.nonEmptyString ?? node["urlname"]?.nonEmptyString.map { "https://www.meetup.com/\($0)/" }
         item.imageUrl = photoURL(node["keyGroupPhoto"])
         item.createdAt = node["foundedDate"]?.string.flatMap(ISO8601.date(from:))
-        item.location = Location(
-            city: node["city"]?.nonEmptyString, country: countryCode(node["country"]?.nonEmptyString),
-            latitude: node["lat"]?.double, longitude: node["lon"]?.double
-        ).nonEmpty
-        item.metrics = metrics(members: node["memberships"]?["totalCount"], rating: nil)
-        var extra = JSONObject()
-        extra.set("urlname", urlname.map(JSONValue.string))
-        extra.set("category", node["topicCategory"]?["name"]?.nonEmptyString.map(JSONValue.string))
-        extra.set("joinMode", node["joinMode"]?.nonEmptyString.map { .string($0.lowercased()) })
-        extra.set("timezone", node["timezone"]?.nonEmptyString.map(JSONValue.string))
-        extra.set("isPrivate", node["isPrivate"]?.bool.map(JSONValue.bool))
-        item.extra = extra
+        item.extra.set("isPrivate", node["isPrivate"]?.bool.map(JSONValue.bool))
         return item
     }
 
@@ -103,18 +80,15 @@ enum MeetupNormalizer {
 
     /// The error in a GraphQL `errors` list, if there is one.
     static func graphQLError(_ json: JSONValue, status: Int? = nil) -> AggregateError? {
-        guard let errors = json["errors"]?.array, !errors.isEmpty else { return nil }
-        let messages = errors.compactMap { $0["message"]?.nonEmptyString }
-        let message = messages.isEmpty ? "an unspecified error" : messages.joined(separator: "; ")
-        let lowered = message.lowercased()
+        guard let message = APIErrorKit.graphQLMessages(json)?.joined(separator: "; ") else { return nil }
+        let lowered = message.lowercased(), origin = status.map { " (HTTP \($0))" } ?? ""
         if lowered.contains("rate") && lowered.contains("limit") {
             return AggregateError(.rateLimited, "the GraphQL API's rate limit was reached: \(message)", httpStatus: status)
         }
         if status == 401 || lowered.contains("unauthorized") || lowered.contains("not authenticated") {
-            return AggregateError(.auth, "the token was rejected\(status.map { " (HTTP \($0))" } ?? ""): \(message). Check MEETUP_TOKEN.", httpStatus: status)
+            return AggregateError(.auth, "the token was rejected\(origin): \(message). Check MEETUP_TOKEN.", httpStatus: status)
         }
-        let where_ = status.map { " (HTTP \($0))" } ?? ""
-        return AggregateError(.http, "the GraphQL API returned an error\(where_): \(message)", httpStatus: status)
+        return AggregateError(.http, "the GraphQL API returned an error\(origin): \(message)", httpStatus: status)
     }
 
     // MARK: Errors
@@ -126,23 +100,21 @@ enum MeetupNormalizer {
         if api == .graphql, let json, let error = graphQLError(json, status: status) {
             return error
         }
+        let problem = json.flatMap(v2Problem)
         switch status {
         case 401:
-            return api == .v2
-                ? AggregateError(.auth, "the API key was rejected (HTTP 401). Check MEETUP_API_KEY.", httpStatus: status)
-                : AggregateError(.auth, "the token was rejected (HTTP 401). Check MEETUP_TOKEN.", httpStatus: status)
+            let rejected = api == .v2 ? "the API key was rejected" : "the token was rejected"
+            return AggregateError(.auth, "\(rejected) (HTTP 401). Check \(api.credentialVariable).", httpStatus: status)
         case 400 where json?["code"]?.string == "limit":
-            return AggregateError(.rateLimited, "the API's rate limit was exceeded (HTTP 400, code \"limit\"); wait a while before retrying", httpStatus: status)
+            let message = "the API's rate limit was exceeded (HTTP 400, code \"limit\"); wait a while before retrying"
+            return AggregateError(.rateLimited, message, httpStatus: status)
         case 400:
-            let detail = json.flatMap(v2Problem).map { ": \($0)" } ?? ""
-            return AggregateError(.http, "the API rejected the request (HTTP 400)\(detail)", httpStatus: status)
+            return AggregateError(.http, "the API rejected the request (HTTP 400)\(problem.map { ": \($0)" } ?? "")", httpStatus: status)
         case 429, 404:
-            return AggregateError.generic(for: response, descriptor: MeetupProvider.descriptor)
+            return APIErrorKit.standard(for: response, descriptor: MeetupProvider.descriptor)
         default:
-            if let problem = json.flatMap(v2Problem), json?["code"] != nil {
-                return AggregateError(.http, "the API answered HTTP \(status): \(problem)", httpStatus: status)
-            }
-            return AggregateError.generic(for: response, descriptor: MeetupProvider.descriptor)
+            guard let problem, json?["code"] != nil else { return APIErrorKit.standard(for: response, descriptor: MeetupProvider.descriptor) }
+            return AggregateError(.http, "the API answered HTTP \(status): \(problem)", httpStatus: status)
         }
     }
 
@@ -155,17 +127,27 @@ enum MeetupNormalizer {
 
     // MARK: Shared
 
-    private static func metrics(members: JSONValue?, rating: JSONValue?) -> [String: Decimal] {
-        var metrics: [String: Decimal] = [:]
-        if let members = members?.decimal { metrics["members"] = members }
+    /// What a group is in both APIs, read from the names they share; each API passes the fields it names its own
+    /// way. `nil` for an entry without an id or a name.
+    private static func item(_ group: JSONValue, category: JSONValue?, joinMode: JSONValue?, members: JSONValue?, rating: JSONValue?) -> Item? {
+        guard let id = group["id"]?.idString, let name = group["name"]?.nonEmptyString else { return nil }
+        var item = Item(provider: "meetup", kind: "group", id: id, title: name)
+        item.summary = PlainText.fromHTML(group["description"]?.string)
+        item.author = group["organizer"]?["name"]?.nonEmptyString
+        // ISO country codes in upper case (GraphQL sends "es", v2 "ES"); names are kept as they are.
+        let country = group["country"]?.nonEmptyString.map { $0.count == 2 ? $0.uppercased() : $0 }
+        item.location = Location(
+            city: group["city"]?.nonEmptyString, country: country, latitude: group["lat"]?.double, longitude: group["lon"]?.double
+        ).nonEmpty
+        if let members = members?.decimal { item.metrics["members"] = members }
         // Meetup reports 0 for groups nobody has rated: that is "unknown", not a rating of zero.
-        if let rating = rating?.decimal, rating > 0 { metrics["rating"] = rating }
-        return metrics
-    }
-
-    /// ISO country codes in upper case (GraphQL sends "es", v2 "ES"); names are kept as they are.
-    private static func countryCode(_ text: String?) -> String? {
-        guard let text else { return nil }
-        return text.count == 2 ? text.uppercased() : text
+        if let rating = rating?.decimal, rating > 0 { item.metrics["rating"] = rating }
+        var extra = JSONObject()
+        extra.set("urlname", group["urlname"]?.nonEmptyString.map(JSONValue.string))
+        extra.set("category", category?.nonEmptyString.map(JSONValue.string))
+        extra.set("joinMode", joinMode?.nonEmptyString.map { .string($0.lowercased()) })
+        extra.set("timezone", group["timezone"]?.nonEmptyString.map(JSONValue.string))
+        item.extra = extra
+        return item
     }
 }

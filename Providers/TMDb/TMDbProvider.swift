@@ -102,12 +102,32 @@ public struct TMDbProvider: Provider, ProviderTextView {
         func normalize(_ response: HTTPResponse, _ call: Call<Plan>) throws -> Page {
             try TMDbNormalizer.details(response.json(), imageBase: call.plan.posterBase)
         }
+
+        /// TMDb's 404 envelope names the movie that was asked for.
+        func error(for response: HTTPResponse, _ call: Call<Plan>) -> AggregateError? {
+            let status = response.status
+            guard let json = TMDbErrors.json(response), TMDbErrors.bodyError(json, status: status)?.kind == .notFound else { return nil }
+            let origin = TMDbErrors.origin(json, status: status)
+            return AggregateError(.notFound, "no movie with id \(call.text(id) ?? "?") (\(origin))", httpStatus: status)
+        }
     }
 
+    /// TMDb's own message when the body has one, with what to do: which variable to check, or to wait.
     public func error(for response: HTTPResponse, call: Call<Plan>) -> AggregateError {
-        TMDbErrors.error(for: response, context: TMDbErrorContext(
-            operation: call.query.operation, movieID: call.text(Self.id), credentialVariable: call.credential?.variable.name,
-            tokenLooksLikeAPIKey: call.plan.tokenLooksLikeAPIKey))
+        guard let json = TMDbErrors.json(response), var error = TMDbErrors.bodyError(json, status: response.status) else {
+            return APIErrorKit.standard(for: response, descriptor: Self.descriptor)
+        }
+        switch error.kind {
+        case .auth where call.plan.tokenLooksLikeAPIKey:
+            error.message += ". TMDB_ACCESS_TOKEN holds 32 hex digits, which looks like a v3 API key: set TMDB_API_KEY to it instead (TMDB_ACCESS_TOKEN is the long API Read Access Token)."
+        case .auth:
+            error.message += ". " + (call.credential.map { "Check \($0.variable.name)" } ?? Self.descriptor.checkCredentialsAdvice) + "."
+        case .rateLimited:
+            error.message += ". Retries ran out: wait a few seconds and try again."
+        default:
+            break
+        }
+        return error
     }
 
     public func renderText(_ result: ProviderResult, style: TextStyle) -> String {

@@ -69,9 +69,7 @@ enum TMDbTextView {
     /// `Title (2012)`, or the title alone when the release date is unknown.
     static func titleWithYear(_ item: Item) -> String {
         guard let date = item.createdAt else { return item.title }
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(identifier: "UTC")!
-        return "\(item.title) (\(calendar.component(.year, from: date)))"
+        return "\(item.title) (\(UTCTimestamp.parts(of: date).year))"
     }
 
     /// `6.6` from `6.641`: TMDb shows averages to one decimal.
@@ -92,14 +90,8 @@ enum TMDbTextView {
         return rest == 0 ? "\(hours) h" : "\(hours) h \(rest) min"
     }
 
-    /// `18,342` from 18342, independent of the locale.
+    /// `18,342` from 18342, whatever the user's locale.
     static func grouped(_ value: Decimal) -> String {
-        let digits = String(NSDecimalNumber(decimal: value).int64Value)
-        var result = ""
-        for (index, digit) in digits.reversed().enumerated() {
-            if index > 0, index % 3 == 0, digit != "-" { result.append(",") }
-            result.append(digit)
-        }
-        return String(result.reversed())
+        NSDecimalNumber(decimal: value).int64Value.formatted(.number.locale(Locale(identifier: "en_US")))
     }
 }

@@ -3,7 +3,7 @@ import Foundation
 
 /// Meetup's part of the sandbox: `GET /2/groups` (API v2), `POST /gql-ext` (GraphQL), and the retired
 /// `POST /gql`, over the bundled groups in `SampleData/groups.json`.
-extension MeetupSandbox: SandboxProviding {
+public enum MeetupSandbox: RoutedSandbox {
     public static let providerName = "meetup"
 
     /// The credentials the sandbox accepts.
@@ -13,24 +13,14 @@ extension MeetupSandbox: SandboxProviding {
     ]
 
     /// API v2's groups and the GraphQL endpoints, at the sandbox's root.
-    public static let sandboxPaths: [SandboxPathPattern] = ["/2/groups", "/2/groups.json", "/gql-ext", "/gql"]
-
-    public static func sandboxResponse(for request: SandboxRequest, context: SandboxContext) -> SandboxResponse? {
-        switch (request.method, request.path) {
-        case ("GET", "/2/groups"), ("GET", "/2/groups.json"):
-            // Answers depend only on the request and the base URL its links point to, so repeats reuse them.
-            let key = SandboxResponseMemo.key(request, extra: [context.baseURL.absoluteString])
-            return MeetupSandbox.memo.response(for: key) { MeetupSandbox.v2Groups(request, context: context) }
-        case ("POST", "/gql-ext"):
-            guard request.body.count <= 16 << 10 else { return MeetupSandbox.graphQL(request) }
-            let key = SandboxResponseMemo.key(request, extra: [request.bearerToken ?? "", String(decoding: request.body, as: UTF8.self)])
-            return MeetupSandbox.memo.response(for: key) { MeetupSandbox.graphQL(request) }
-        case ("POST", "/gql"): return MeetupSandbox.retiredEndpoint()
-        case (_, "/2/groups"), (_, "/2/groups.json"), (_, "/gql-ext"):
-            return .json(["code": "method_not_allowed", "problem": .string("\(request.method) is not supported here")], status: 405)
-        default: return nil
-        }
-    }
+    public static let routes = SandboxRoutes(
+        [
+            SandboxRoute("GET", "/2/groups", v2Groups), SandboxRoute("GET", "/2/groups.json", v2Groups),
+            SandboxRoute("POST", "/gql-ext", graphQL), SandboxRoute("POST", "/gql") { _, _, _ in retiredEndpoint },
+        ],
+        methodNotAllowed: { request in
+            .json(["code": "method_not_allowed", "problem": .string("\(request.method) is not supported here")], status: 405)
+        })
 
     public static func sandboxFaultResponse(status: Int, request: SandboxRequest, context: SandboxContext) -> SandboxResponse? {
         // Only Meetup's own paths get Meetup's error shapes; other providers' paths at the root get theirs.
@@ -41,27 +31,10 @@ extension MeetupSandbox: SandboxProviding {
         if status == 400 {
             return .json(["code": "limit", "problem": "Rate limit exceeded", "details": "Too many requests; wait before retrying"], status: 400)
         }
-        return .json(["code": "sandbox_fault", "problem": .string(reason(status)), "details": "injected by the sandbox"], status: status)
+        let body: JSONValue = ["code": "sandbox_fault", "problem": .string(HTTPStatus.reason(status)), "details": "injected by the sandbox"]
+        return .json(body, status: status)
     }
-}
 
-/// The standard reason phrase of a status, for fault bodies.
-private func reason(_ status: Int) -> String {
-    switch status {
-    case 400: return "Bad Request"
-    case 401: return "Unauthorized"
-    case 403: return "Forbidden"
-    case 404: return "Not Found"
-    case 429: return "Too Many Requests"
-    case 500: return "Internal Server Error"
-    case 502: return "Bad Gateway"
-    case 503: return "Service Unavailable"
-    case 504: return "Gateway Timeout"
-    default: return "HTTP \(status)"
-    }
-}
-
-public enum MeetupSandbox {
     static let memo = SandboxResponseMemo()
 
     /// The bundled groups, parsed once.
@@ -84,8 +57,9 @@ public enum MeetupSandbox {
         let topics = group["topics"]?.array ?? []
         return IndexedGroup(
             group: group, graphQLNode: graphQLNode(group), lat: group["lat"]?.double, lon: group["lon"]?.double, id: group["id"]?.int ?? 0,
-            topicKeys: topics.compactMap { $0["urlkey"]?.string }.map(fold),
-            texts: ([group["name"]?.string, group["description"]?.string] + topics.map { $0["name"]?.string }).compactMap { $0 }.map(fold))
+            topicKeys: topics.compactMap { $0["urlkey"]?.string }.map { SandboxText.fold($0) },
+            texts: ([group["name"]?.string, group["description"]?.string] + topics.map { $0["name"]?.string }).compactMap { $0 }
+                .map { SandboxText.fold($0) })
     }
 
     /// The largest v2 `offset` (a page index) the sandbox accepts; beyond it a request is a 400, as a bad number is.
@@ -97,39 +71,42 @@ public enum MeetupSandbox {
 
     // MARK: API v2
 
-    static func v2Groups(_ request: SandboxRequest, context: SandboxContext) -> SandboxResponse {
+    /// `GET /2/groups`. Answers depend only on the request and the base URL its links point to, so repeats reuse them.
+    static func v2Groups(_ request: SandboxRequest, _ context: SandboxContext, _: [String]) -> SandboxResponse {
+        memo.answer(for: SandboxResponseMemo.key(request, extra: [context.baseURL.absoluteString])) { () throws(SandboxExit) in
+            try v2Page(request, context)
+        }
+    }
+
+    /// The key, then the parameter rules Meetup documented (``MeetupV2Rules``), then a page of the nearby groups in
+    /// the requested order, linked to the next by `meta.next`.
+    static func v2Page(_ request: SandboxRequest, _ context: SandboxContext) throws(SandboxExit) -> SandboxResponse {
+        let unauthorized = "You are not authorized to make that request"
         guard let key = request.queryValue("key") ?? request.queryValue("access_token"), !key.isEmpty else {
-            return v2Error(401, code: "not_authorized", problem: "You are not authorized to make that request", details: "No API key or OAuth token was supplied")
+            throw v2Error(401, code: "not_authorized", problem: unauthorized, details: "No API key or OAuth token was supplied")
         }
-        guard key == MeetupSandbox.sandboxEnvironment["MEETUP_API_KEY"] else {
-            return v2Error(401, code: "not_authorized", problem: "You are not authorized to make that request", details: "Invalid API key")
+        guard key == sandboxEnvironment["MEETUP_API_KEY"] else {
+            throw v2Error(401, code: "not_authorized", problem: unauthorized, details: "Invalid API key")
         }
-        if let rejection = MeetupV2Rules.check(request) { return rejection }
+        try MeetupV2Rules.check(request)
         guard let lat = request.queryValue("lat").flatMap(Double.init), let lon = request.queryValue("lon").flatMap(Double.init) else {
-            return v2Error(400, code: "bad_request", problem: "Missing required parameters", details: "At least one of the required parameter(s) must be supplied: lat and lon, zip, group_urlname, topic, ...")
-        }
-        guard (-90...90).contains(lat), (-180...180).contains(lon) else {
-            return v2Error(400, code: "bad_request", problem: "Invalid location", details: "lat must be between -90 and 90 and lon between -180 and 180")
+            throw v2Error(400, code: "bad_request", problem: "Missing required parameters", details: "At least one of the required parameter(s) must be supplied: lat and lon, zip, group_urlname, topic, ...")
         }
         let radius = request.queryValue("radius").flatMap(Double.init) ?? 25
         guard (0...100).contains(radius) else {
-            return v2Error(400, code: "bad_request", problem: "Invalid radius", details: "radius must be between 0.0 and 100.0 miles")
+            throw v2Error(400, code: "bad_request", problem: "Invalid radius", details: "radius must be between 0.0 and 100.0 miles")
         }
         let pageText = request.queryValue("page") ?? "200", offsetText = request.queryValue("offset") ?? "0"
-        guard let pageSize = SandboxNumbers.integer(pageText, in: 1...200),
-            let offset = SandboxNumbers.integer(offsetText, in: 0...maximumOffset)
+        guard let pageSize = SandboxNumbers.integer(pageText, in: 1...200), let offset = SandboxNumbers.integer(offsetText, in: 0...maximumOffset)
         else {
-            return v2Error(400, code: "bad_request", problem: "Invalid paging", details: "page must be 1-200 and offset 0-\(maximumOffset)")
+            throw v2Error(400, code: "bad_request", problem: "Invalid paging", details: "page must be 1-200 and offset 0-\(maximumOffset)")
         }
-        let matches = MeetupV2Rules.ordered(
-            nearby(lat: lat, lon: lon, radius: radius, text: request.queryValue("topic"), matchTopicKeys: true).map(\.group), request: request)
-        let window = SandboxNumbers.page(offset + 1, size: pageSize, count: matches.count)
-        let pageItems = Array(matches[window])
-        let hasNext = window.upperBound < matches.count
-        var nextQuery = request.query.filter { $0.name != "offset" }
-        nextQuery.append((name: "offset", value: String(offset + 1)))
+        let near = nearby(lat: lat, lon: lon, radius: radius, text: request.queryValue("topic"), matchTopicKeys: true)
+        let matches = MeetupV2Rules.ordered(near.map(\.group), request: request)
+        let pageItems = SandboxPaging.page(matches, number: offset + 1, size: pageSize)
+        let nextQuery = request.query.filter { $0.name != "offset" } + [(name: "offset", value: String(offset + 1))]
         let meta: JSONValue = [
-            "next": .string(hasNext ? url(context.baseURL, "/2/groups", nextQuery) : ""),
+            "next": .string((offset + 1) * pageSize < matches.count ? url(context.baseURL, nextQuery) : ""),
             "method": "Groups",
             "total_count": .int(matches.count),
             "link": .string(context.baseURL.appendingEndpoint("/2/groups").absoluteString),
@@ -137,38 +114,45 @@ public enum MeetupSandbox {
             "description": "None",
             "lon": .double(lon),
             "title": "Meetup Groups v2",
-            "url": .string(url(context.baseURL, "/2/groups", request.query)),
+            "url": .string(url(context.baseURL, request.query)),
             "id": "",
             // When the newest of these groups changed (the samples keep only `created`), not the time of the request.
             "updated": .number(String(matches.compactMap { $0["created"]?.int }.max() ?? 0)),
             "lat": .double(lat),
         ]
-        return .json(["results": .array(pageItems), "meta": meta], headers: rateLimitHeaders)
+        return .json(["results": .array(Array(pageItems)), "meta": meta], headers: rateLimitHeaders)
     }
 
-    static func v2Error(_ status: Int, code: String, problem: String, details: String) -> SandboxResponse {
-        .json(["details": .string(details), "code": .string(code), "problem": .string(problem)], status: status, headers: rateLimitHeaders)
+    /// API v2's error body, thrown to answer at once.
+    static func v2Error(_ status: Int, code: String, problem: String, details: String) -> SandboxExit {
+        SandboxExit(.json(
+            ["details": .string(details), "code": .string(code), "problem": .string(problem)], status: status, headers: rateLimitHeaders))
     }
 
-    private static func url(_ base: URL, _ path: String, _ query: [(name: String, value: String)]) -> String {
-        base.appendingEndpoint(path).appendingQuery(query.map { ($0.name, $0.value) }).absoluteString
+    private static func url(_ base: URL, _ query: [(name: String, value: String)]) -> String {
+        base.appendingEndpoint("/2/groups").appendingQuery(query.map { ($0.name, $0.value) }).absoluteString
     }
 
     // MARK: GraphQL
 
-    static func graphQL(_ request: SandboxRequest) -> SandboxResponse {
-        guard let token = request.bearerToken else {
-            return .json(["errors": [["message": "Not authenticated: an Authorization: Bearer token is required", "extensions": ["code": "UNAUTHENTICATED"]]]], status: 401)
+    /// `POST /gql-ext`. Answers depend only on the token and the body, so repeats of small requests reuse them.
+    static func graphQL(_ request: SandboxRequest, _ context: SandboxContext, _: [String]) throws(SandboxExit) -> SandboxResponse {
+        guard request.body.count <= 16 << 10 else { return try graphQLAnswer(request) }
+        let key = SandboxResponseMemo.key(request, extra: [request.bearerToken ?? "", String(decoding: request.body, as: UTF8.self)])
+        return memo.answer(for: key) { () throws(SandboxExit) in try graphQLAnswer(request) }
+    }
+
+    /// The bearer token, then the `groupSearch` or `self` query.
+    static func graphQLAnswer(_ request: SandboxRequest) throws(SandboxExit) -> SandboxResponse {
+        try request.requireBearer(sandboxEnvironment["MEETUP_TOKEN"] ?? "") { sent in
+            let message = sent == nil ? "Not authenticated: an Authorization: Bearer token is required" : "Invalid or expired token"
+            return .json(["errors": [["message": .string(message), "extensions": ["code": "UNAUTHENTICATED"]]]], status: 401)
         }
-        guard token == MeetupSandbox.sandboxEnvironment["MEETUP_TOKEN"] else {
-            return .json(["errors": [["message": "Invalid or expired token", "extensions": ["code": "UNAUTHENTICATED"]]]], status: 401)
-        }
-        guard let body = request.jsonBody, let document = body["query"]?.string else {
+        guard let graphQL = request.graphQL else {
             return .json(["errors": [["message": "Invalid request: the body must be JSON with a 'query' string", "extensions": ["classification": "InvalidSyntax"]]]], status: 400)
         }
-        let variables = body["variables"] ?? [:]
-        if document.contains("groupSearch") { return groupSearch(variables) }
-        if document.contains("self") {
+        if graphQL.query.contains("groupSearch") { return groupSearch(graphQL.variables) }
+        if graphQL.query.contains("self") {
             return .json(["data": ["self": ["id": "100000001", "name": "Sandbox User", "city": "London", "country": "gb"]]])
         }
         return validationError("Validation error: the sandbox supports only the groupSearch and self queries", line: 1, column: 1)
@@ -189,7 +173,6 @@ public enum MeetupSandbox {
         guard firstValue.isNull || SandboxNumbers.integer(firstValue, in: 1...SandboxNumbers.graphQLIntRange.upperBound) != nil else {
             return validationError("Variable 'first' must be a positive 32-bit Int, not \(JSONWriter().string(firstValue))", line: 1, column: 50)
         }
-        let first = firstValue.int ?? 20
         var offset = 0
         if let cursor = variables["cursor"]?.string {
             guard let decoded = Data(base64Encoded: cursor).flatMap({ String(data: $0, encoding: .utf8) })
@@ -200,16 +183,13 @@ public enum MeetupSandbox {
             offset = decoded
         }
         let matches = nearby(lat: lat, lon: lon, radius: radius, text: text.isEmpty ? nil : text, matchTopicKeys: false)
-        let window = SandboxNumbers.window(offset: offset, length: first, count: matches.count)
-        let start = window.lowerBound
-        let pageItems = matches[window]
-        let end = start + pageItems.count
-        let edges = pageItems.map { group -> JSONValue in ["node": group.graphQLNode] }
+        let pageItems = SandboxPaging.slice(matches, offset: offset, limit: firstValue.int ?? 20)
+        let end = min(offset, matches.count) + pageItems.count
         let search: JSONValue = [
             "pageInfo": ["hasNextPage": .bool(end < matches.count), "endCursor": .string(Data(String(end).utf8).base64EncodedString())],
             // As the real API does, totalCount reports the page size rather than all matches.
             "totalCount": .int(pageItems.count),
-            "edges": .array(edges),
+            "edges": .array(pageItems.map { ["node": $0.graphQLNode] }),
         ]
         return .json(["data": ["groupSearch": search]], headers: ["Content-Type": "application/json;charset=utf-8"])
     }
@@ -251,17 +231,15 @@ public enum MeetupSandbox {
         ])
     }
 
-    static func retiredEndpoint() -> SandboxResponse {
-        .json([
-            "errors": [["message": "This API endpoint is deprecated and will be turned off soon. You need to either update your app or migrate to the new API. For migration instructions, please visit: https://www.meetup.com/api/guide/#p06-migration-guide"]]
-        ], status: 503)
-    }
+    static let retiredEndpoint = SandboxResponse.json([
+        "errors": [["message": "This API endpoint is deprecated and will be turned off soon. You need to either update your app or migrate to the new API. For migration instructions, please visit: https://www.meetup.com/api/guide/#p06-migration-guide"]]
+    ], status: 503)
 
     // MARK: Search
 
     /// Groups within `radius` miles of the point, nearest first, optionally matching `text`.
     static func nearby(lat: Double, lon: Double, radius: Double, text: String?, matchTopicKeys: Bool) -> [IndexedGroup] {
-        let needle = text.map(fold)
+        let needle = text.map { SandboxText.fold($0) }
         return index.compactMap { group -> (IndexedGroup, Double)? in
             guard let groupLat = group.lat, let groupLon = group.lon else { return nil }
             let distance = miles(lat, lon, groupLat, groupLon)
@@ -275,12 +253,6 @@ public enum MeetupSandbox {
         .sorted { $0.1 != $1.1 ? $0.1 < $1.1 : $0.0.id < $1.0.id }
         .map(\.0)
     }
-
-    private static func fold(_ text: String) -> String {
-        text.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: posix)
-    }
-
-    private static let posix = Locale(identifier: "en_US_POSIX")
 
     /// Great-circle distance in miles.
     static func miles(_ lat1: Double, _ lon1: Double, _ lat2: Double, _ lon2: Double) -> Double {

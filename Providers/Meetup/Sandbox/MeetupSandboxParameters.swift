@@ -9,26 +9,25 @@ import Foundation
 enum MeetupV2Rules {
     static let orders = ["id", "members", "name", "location"]
 
-    /// The 400 for the first documented parameter with an invalid value, or `nil`.
-    static func check(_ request: SandboxRequest) -> SandboxResponse? {
-        func invalid(_ name: String, _ value: String, _ rule: String) -> SandboxResponse {
+    /// Exits with the 400 for the first documented parameter with an invalid value.
+    static func check(_ request: SandboxRequest) throws(SandboxExit) {
+        func invalid(_ name: String, _ value: String, _ rule: String) -> SandboxExit {
             MeetupSandbox.v2Error(400, code: "bad_request", problem: "Invalid \(name)", details: "\(name)=\(value): \(rule)")
         }
         for (name, range) in [("lat", -90.0...90.0), ("lon", -180.0...180.0)] {
             if let text = request.queryValue(name), !(Double(text).map(range.contains) ?? false) {
-                return invalid(name, text, "must be a number from \(Int(range.lowerBound)) to \(Int(range.upperBound))")
+                throw invalid(name, text, "must be a number from \(Int(range.lowerBound)) to \(Int(range.upperBound))")
             }
         }
         if let text = request.queryValue("radius"), Double(text) == nil {
-            return invalid("radius", text, "must be a number of miles (at most 100)")
+            throw invalid("radius", text, "must be a number of miles (at most 100)")
         }
         if let text = request.queryValue("order"), !orders.contains(text) {
-            return invalid("order", text, "must be one of \(orders.joined(separator: ", "))")
+            throw invalid("order", text, "must be one of \(orders.joined(separator: ", "))")
         }
         if let text = request.queryValue("desc"), !["true", "false", "desc"].contains(text) {
-            return invalid("desc", text, "must be true or false")
+            throw invalid("desc", text, "must be true or false")
         }
-        return nil
     }
 
     /// `groups` (nearest first) in the requested `order`, reversed by `desc`.

@@ -4,7 +4,7 @@ import Foundation
 /// TMDb's part of the sandbox: `GET /configuration`, `/search/movie`, `/movie/popular`, `/movie/{id}` (with
 /// `append_to_response=credits`) and `/movie/{id}/credits`, over the catalogue in `SampleData/movies.json`.
 /// Paths are accepted with or without the API's `/3` version prefix.
-extension TMDbSandbox: SandboxProviding {
+public enum TMDbSandbox: RoutedSandbox {
     public static let providerName = "tmdb"
 
     /// The credentials the sandbox accepts: a read access token (JWT-shaped) and a v3 key (32 hex digits).
@@ -13,19 +13,38 @@ extension TMDbSandbox: SandboxProviding {
         "TMDB_API_KEY": TMDbSandbox.apiKey,
     ]
 
+    /// API v3 without its `/3` prefix (``sandboxResponse(for:context:)`` drops it, and answers HEAD as GET); any
+    /// other path below `/movie` or `/search` is TMDb's 404 (without authentication), and any other method TMDb's 405.
+    public static let routes = SandboxRoutes(
+        [
+            SandboxRoute("GET", "/configuration", checked([]) { _, _ in .json(configuration, headers: headers) }),
+            SandboxRoute("GET", "/search/movie", checked(searchRules, search)),
+            SandboxRoute("GET", "/movie/popular", checked([language, region], popular)),
+            SandboxRoute("GET", "/movie/*", checked([language], details)),
+            SandboxRoute("GET", "/movie/*/credits", checked([language], credits)),
+            SandboxRoute("GET", "/movie/**") { _, _, _ in notFound() },
+            SandboxRoute("GET", "/search/**") { _, _, _ in notFound() },
+        ],
+        methodNotAllowed: { _ in statusError(405, code: 42, "The request method is not supported for this resource.") })
+
     /// API v3, with or without its `/3` prefix, at the sandbox's root.
     public static let sandboxPaths: [SandboxPathPattern] = ["/3/**", "/configuration", "/movie/**", "/search/**"]
 
+    /// The route for the path without `/3`; under `/3`, a path no route knows is TMDb's 404 (or 405).
     public static func sandboxResponse(for request: SandboxRequest, context: SandboxContext) -> SandboxResponse? {
-        TMDbSandbox.respond(to: request, context: context)
+        var unversioned = request
+        let versioned = request.path == "/3" || request.path.hasPrefix("/3/")
+        if versioned { unversioned.path.removeFirst(2) }
+        if request.method == "HEAD" { unversioned.method = "GET" }
+        if let response = routes.respond(to: unversioned, context: context) { return response }
+        guard versioned else { return nil }
+        return unversioned.method == "GET" ? notFound() : routes.methodNotAllowed(request)
     }
 
     public static func sandboxFaultResponse(status: Int, request: SandboxRequest, context: SandboxContext) -> SandboxResponse? {
-        TMDbSandbox.faultResponse(status: status)
+        faultResponse(status: status)
     }
-}
 
-public enum TMDbSandbox {
     /// TMDb's fixed page size, and the last page it serves of any list.
     static let pageSize = 20
     static let lastServedPage = 500
@@ -46,7 +65,6 @@ public enum TMDbSandbox {
     /// What search and lists need from each movie, computed once rather than per request: folded title words,
     /// the popularity as a decimal, and the movie in list form.
     struct IndexedMovie: Sendable {
-        var movie: JSONValue
         var listForm: JSONValue
         var titles: [(words: [String], folded: String)]
         var releaseDate: String
@@ -55,9 +73,11 @@ public enum TMDbSandbox {
     }
 
     static let index: [IndexedMovie] = movies.map { movie in
-        let titles = [movie["title"]?.string, movie["original_title"]?.string].compactMap { $0 }
+        let titles = [movie["title"]?.string, movie["original_title"]?.string].compactMap { $0 }.map { title in
+            (words: SandboxText.words(title, widthInsensitive: true), folded: SandboxText.fold(title, widthInsensitive: true))
+        }
         return IndexedMovie(
-            movie: movie, listForm: listResult(movie), titles: titles.map { (words($0), fold($0)) },
+            listForm: listResult(movie), titles: titles,
             releaseDate: movie["release_date"]?.string ?? "", popularity: movie["popularity"]?.decimal ?? 0, id: movie["id"]?.int ?? 0)
     }
 
@@ -66,88 +86,63 @@ public enum TMDbSandbox {
 
     static let headers: HTTPHeaders = ["Content-Type": "application/json;charset=utf-8"]
 
-    // MARK: Routing
-
-    /// The endpoints the sandbox serves.
-    enum Route: Equatable {
-        case configuration
-        case searchMovie
-        case popular
-        case movie(String)
-        case credits(String)
-        /// A path under `/movie` or `/search` that TMDb does not have.
-        case unknown
-
-        init?(path: String) {
-            var parts = path.split(separator: "/").map(String.init)
-            let versioned = parts.first == "3"
-            if versioned { parts.removeFirst() }
-            switch parts {
-            case ["configuration"]: self = .configuration
-            case ["search", "movie"]: self = .searchMovie
-            case ["movie", "popular"]: self = .popular
-            case let parts where parts.count == 2 && parts[0] == "movie": self = .movie(parts[1])
-            case let parts where parts.count == 3 && parts[0] == "movie" && parts[2] == "credits": self = .credits(parts[1])
-            default:
-                guard versioned || parts.first == "movie" || parts.first == "search" else { return nil }
-                self = .unknown
-            }
-        }
-    }
-
-    static func respond(to request: SandboxRequest, context: SandboxContext) -> SandboxResponse? {
-        guard let route = Route(path: request.path) else { return nil }
-        guard request.method == "GET" || request.method == "HEAD" else {
-            return statusError(405, code: 42, "The request method is not supported for this resource.")
-        }
-        if route == .unknown { return notFound() }
-        if let rejection = authenticate(request) { return rejection }
-        if let rejection = TMDbParameterRules.check(request, route: route) { return rejection }
-        // Past authentication and validation, answers depend only on the route, the query and the drift setting.
-        let key = SandboxResponseMemo.key(request, extra: [context.settings[popularDriftSetting] ?? ""])
-        return memo.response(for: key) { answer(route, request: request, context: context) }
-    }
-
     static let memo = SandboxResponseMemo()
 
-    private static func answer(_ route: Route, request: SandboxRequest, context: SandboxContext) -> SandboxResponse {
-        switch route {
-        case .configuration: return .json(configuration, headers: headers)
-        case .searchMovie: return search(request)
-        case .popular: return popular(request, context: context)
-        case .movie(let id): return details(id: id, request: request)
-        case .credits(let id): return credits(id: id)
-        case .unknown: return notFound()
+    // MARK: Checks
+
+    /// A route that answers only requests with the sandbox's token (Bearer) or key (`api_key`) whose documented
+    /// parameters follow `rules`. Past those checks, answers depend only on the route, the query and the drift
+    /// setting, so repeats reuse them.
+    static func checked(
+        _ rules: [ParameterRule], _ answer: @escaping @Sendable (SandboxRequest, SandboxContext) throws(SandboxExit) -> SandboxResponse
+    ) -> SandboxRoute.Handler {
+        { request, context, _ in
+            if request.headers["Authorization"] != nil {
+                try request.requireBearer(accessToken) { _ in invalidKey() }
+            } else {
+                try request.requireKey("api_key", apiKey) { _ in invalidKey() }
+            }
+            if let rule = rules.first(where: { request.queryValue($0.name).map($0.isValid) == false }) {
+                return statusError(400, code: 47, "The input is not valid: \(rule.name) '\(request.queryValue(rule.name) ?? "")'.")
+            }
+            let key = SandboxResponseMemo.key(request, extra: [context.settings[popularDriftSetting] ?? ""])
+            return memo.answer(for: key) { () throws(SandboxExit) in try answer(request, context) }
         }
     }
 
-    /// `nil` when the request carries the sandbox's token (Bearer) or key (`api_key`); else TMDb's 401.
-    static func authenticate(_ request: SandboxRequest) -> SandboxResponse? {
-        if request.headers["Authorization"] != nil {
-            return request.bearerToken == accessToken ? nil : invalidKey()
-        }
-        return request.queryValue("api_key") == apiKey ? nil : invalidKey()
-    }
+    /// A value rule TMDb documents for a parameter, answered with its "invalid input" error (HTTP 400,
+    /// `status_code` 47). `query` and `page` keep their own documented answers, and parameters TMDb does not
+    /// document are ignored, as TMDb does.
+    typealias ParameterRule = (name: String, isValid: @Sendable (String) -> Bool)
+
+    /// ISO 639-1, optionally with an ISO 3166-1 region: `en`, `en-US`, `pt-BR`.
+    static let language: ParameterRule = ("language", { $0.wholeMatch(of: #/[a-z]{2}(-[A-Z]{2})?/#) != nil })
+    /// An upper-case ISO 3166-1 code.
+    static let region: ParameterRule = ("region", { $0.wholeMatch(of: #/[A-Z]{2}/#) != nil })
+    static let searchRules: [ParameterRule] = [
+        language, region, ("include_adult", { $0 == "true" || $0 == "false" }),
+        ("year", { $0.wholeMatch(of: #/[0-9]{4}/#) != nil }), ("primary_release_year", { $0.wholeMatch(of: #/[0-9]{4}/#) != nil }),
+    ]
 
     // MARK: Endpoints
 
-    static func search(_ request: SandboxRequest) -> SandboxResponse {
+    static func search(_ request: SandboxRequest, _ context: SandboxContext) throws(SandboxExit) -> SandboxResponse {
         guard let text = request.queryValue("query"), !text.trimmingCharacters(in: .whitespaces).isEmpty else {
             return .json(["errors": ["query must be provided"]], status: 422, headers: headers)
         }
-        guard let page = page(request) else { return invalidPage() }
+        let page = try request.integer("page", default: 1, in: 1...lastServedPage) { _ in invalidPage() }
         let year = request.queryValue("year").flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
         return listPage(matches(text, year: year), page: page)
     }
 
-    static func popular(_ request: SandboxRequest, context: SandboxContext) -> SandboxResponse {
-        guard let page = page(request) else { return invalidPage() }
+    static func popular(_ request: SandboxRequest, _ context: SandboxContext) throws(SandboxExit) -> SandboxResponse {
+        let page = try request.integer("page", default: 1, in: 1...lastServedPage) { _ in invalidPage() }
         let drift = context.settings[popularDriftSetting].flatMap(Int.init).map { min(max(0, $0), pageSize - 1) } ?? 0
         return listPage(byPopularity, page: page, drift: drift)
     }
 
-    static func details(id: String, request: SandboxRequest) -> SandboxResponse {
-        guard let movie = moviesByID[id] else { return notFound() }
+    static func details(_ request: SandboxRequest, _ context: SandboxContext) -> SandboxResponse {
+        guard let movie = moviesByID[request.path.split(separator: "/").last.map(String.init) ?? ""] else { return notFound() }
         let appended = (request.queryValue("append_to_response") ?? "")
             .split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
         guard appended.count <= 20 else {
@@ -163,32 +158,22 @@ public enum TMDbSandbox {
         return .json(.object(body), headers: headers)
     }
 
-    static func credits(id: String) -> SandboxResponse {
-        guard let movie = moviesByID[id] else { return notFound() }
+    static func credits(_ request: SandboxRequest, _ context: SandboxContext) -> SandboxResponse {
+        guard let movie = moviesByID[request.path.split(separator: "/").dropLast().last.map(String.init) ?? ""] else { return notFound() }
         let credits = movie["credits"]
         return .json(["id": movie["id"] ?? .null, "cast": credits?["cast"] ?? [], "crew": credits?["crew"] ?? []], headers: headers)
     }
 
     // MARK: Pages
 
-    /// The page asked for: absent means 1; TMDb refuses anything but a whole number from 1 to 500.
-    static func page(_ request: SandboxRequest) -> Int? {
-        guard let text = request.queryValue("page") else { return 1 }
-        guard let page = Int(text.trimmingCharacters(in: .whitespaces)), (1...lastServedPage).contains(page) else { return nil }
-        return page
-    }
-
     /// Page `page` of `movies` in list form. `drift` makes later pages start earlier (see ``popularDriftSetting``).
     static func listPage(_ movies: [IndexedMovie], page: Int, drift: Int = 0) -> SandboxResponse {
-        let size = pageSize
-        let start = SandboxNumbers.product(page - 1, size - drift)
-        let slice = movies[SandboxNumbers.window(offset: start, length: size, count: movies.count)]
-        // An empty result still says total_pages 1, as TMDb's live search does.
-        let totalPages = max(1, (movies.count + size - 1) / size)
+        let slice = SandboxPaging.slice(movies, offset: SandboxNumbers.product(page - 1, pageSize - drift), limit: pageSize)
         return .json([
             "page": .int(page),
             "results": .array(slice.map(\.listForm)),
-            "total_pages": .int(totalPages),
+            // An empty result still says total_pages 1, as TMDb's live search does.
+            "total_pages": .int(max(1, SandboxPaging.pageCount(movies.count, size: pageSize))),
             "total_results": .int(movies.count),
         ], headers: headers)
     }
@@ -218,7 +203,7 @@ public enum TMDbSandbox {
     /// Movies whose title or original title holds every word of `text` (each word starting a title word, or
     /// anywhere in titles written without spaces), case- and accent-insensitively; best matches first.
     static func matches(_ text: String, year: Int?) -> [IndexedMovie] {
-        let wanted = words(text)
+        let wanted = SandboxText.words(text, widthInsensitive: true)
         guard !wanted.isEmpty else { return [] }
         let yearPrefix = year.map(String.init)
         let ranked = index.compactMap { movie -> (movie: IndexedMovie, rank: Int)? in
@@ -239,17 +224,6 @@ public enum TMDbSandbox {
         let startsWithWords = titleWords.count >= wanted.count && zip(titleWords, wanted).allSatisfy { $0.hasPrefix($1) }
         return startsWithWords ? 1 : 2
     }
-
-    /// Folded words: letters and digits, split at everything else.
-    static func words(_ text: String) -> [String] {
-        fold(text).split(whereSeparator: { !($0.isLetter || $0.isNumber) }).map(String.init)
-    }
-
-    static func fold(_ text: String) -> String {
-        text.folding(options: [.caseInsensitive, .diacriticInsensitive, .widthInsensitive], locale: posix)
-    }
-
-    private static let posix = Locale(identifier: "en_US_POSIX")
 
     /// Scripts written without spaces between words (Han, kana), where a word can only be found as a substring.
     static func isSpacelessScript(_ scalar: Unicode.Scalar) -> Bool {

@@ -128,6 +128,26 @@ private func query(_ environment: [String: String], api: String? = nil, limit: I
         #expect(MeetupNormalizer.error(for: HTTPResponse(status: 503, body: response.body), api: .graphql).message.contains("deprecated"))
     }
 
+    @Test func theRouteTableOwnsMeetupsPathsAndRefusesOtherMethodsInV2Shape() throws {
+        #expect(MeetupSandbox.sandboxPaths == ["/2/groups", "/2/groups.json", "/gql-ext", "/gql"])
+        for (method, path) in [("DELETE", "/2/groups"), ("GET", "/gql-ext"), ("GET", "/gql")] {
+            let response = try #require(MeetupSandbox.sandboxResponse(for: SandboxRequest(method: method, path: path), context: context))
+            #expect(response.status == 405)
+            #expect(try JSONParser().parse(response.body) == ["code": "method_not_allowed", "problem": .string("\(method) is not supported here")])
+        }
+    }
+
+    @Test func faultsOnMeetupsPathsCarryItsShapes() throws {
+        func fault(_ status: Int, _ path: String) throws -> JSONValue? {
+            let response = MeetupSandbox.sandboxFaultResponse(status: status, request: SandboxRequest(method: "GET", path: path), context: context)
+            return try response.map { try JSONParser().parse($0.body) }
+        }
+        #expect(try fault(503, "/2/groups")?["problem"] == "Service Unavailable")
+        #expect(try fault(400, "/2/groups.json")?["code"] == "limit", "a 400 is v2's rate-limit answer")
+        #expect(try fault(502, "/gql-ext")?["errors"]?[0]?["message"] == "HTTP 502 from the sandbox fault injector")
+        #expect(try fault(503, "/3/movie/popular") == nil, "not Meetup's path")
+    }
+
     @Test func unknownPathsAreNotMeetups() {
         #expect(MeetupSandbox.sandboxResponse(for: SandboxRequest(method: "GET", path: "/3/search/movie"), context: context) == nil)
     }

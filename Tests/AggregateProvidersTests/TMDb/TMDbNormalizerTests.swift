@@ -137,6 +137,18 @@ import Testing
         #expect(throws: AggregateError.self) { try TMDbNormalizer.details(JSONParser().parse(#"{"errors":["id must be a number"]}"#), imageBase: posterBase) }
     }
 
+    @Test func textViewNumbersAreWrittenTheSameInEveryLocale() {
+        #expect(TMDbTextView.grouped(18342) == "18,342")
+        #expect(TMDbTextView.grouped(999) == "999")
+        #expect(TMDbTextView.grouped(-1_234_567) == "-1,234,567")
+        #expect(TMDbTextView.grouped(Decimal(string: "1234.9")!) == "1,234", "whole votes only")
+        #expect(TMDbTextView.oneDecimal(Decimal(string: "6.65")!) == "6.7", "half up, as TMDb shows it")
+        #expect(TMDbTextView.oneDecimal(7) == "7.0")
+        #expect(TMDbTextView.duration(minutes: 136) == "2 h 16 min")
+        #expect(TMDbTextView.duration(minutes: 120) == "2 h")
+        #expect(TMDbTextView.duration(minutes: 45) == "45 min")
+    }
+
     @Test func posterBaseFromConfiguration() throws {
         let real = try JSONParser().parse(TMDbSampleData.configurationJSON)
         #expect(TMDbImages.posterBase(fromConfiguration: real) == "https://image.tmdb.org/t/p/w500")

@@ -152,6 +152,18 @@ import Testing
         #expect(try get("/movie/popular", method: "POST").status == 405)
     }
 
+    @Test func theRouteTableServesTheAPIWithOrWithoutItsVersionPrefix() throws {
+        #expect(try get("/3/movie/1930/credits").json["id"] == 1930)
+        #expect(titles(try get("/3/search/movie", [("query", "amelie")]).json) == ["Amélie"])
+        #expect(try get("/movie/popular", method: "HEAD").status == 200)
+        #expect(try get("/3/movie/popular/deeper/still", key: nil).status == 404, "an unknown path is a 404 before authentication")
+        #expect(try get("/3/xyz", method: "DELETE").json["status_code"] == 42, "any other method is TMDb's 405")
+        for path in ["/3", "/configuration", "/movie/1930", "/search/tv"] {
+            #expect(TMDbSandbox.sandboxPaths.contains { $0.matches(path) }, "\(path) is TMDb's at the sandbox's root")
+        }
+        #expect(!TMDbSandbox.sandboxPaths.contains { $0.matches("/2/groups") })
+    }
+
     @Test func faultsCarryTMDbsEnvelope() throws {
         let request = SandboxRequest(method: "GET", path: "/movie/popular")
         for (status, code) in [(429, 25), (401, 7), (503, 46), (500, 11), (504, 24)] {
