@@ -12,6 +12,7 @@ enum CompareCommand {
         OptionSpec("verbose", arity: .flag, help: "Trace requests, responses and retries on stderr."),
         OptionSpec("quiet", arity: .flag, help: "No progress lines or notes on stderr."),
         OptionSpec("profile", valueName: "NAME", help: "Use this profile of the config file for every invocation."),
+    ] + RunToolOptions.specs + [
         OptionSpec("help", short: "h", arity: .flag, help: "Show help information."),
     ]
 
@@ -61,6 +62,15 @@ enum CompareCommand {
             return Diagnostics.report(error, console: console, usage: command.usage)
         }
 
+        // One limiter, recorder and replayer for every invocation: one budget per provider, one cassette per run.
+        let tools: RunTools
+        do throws(AggregateError) {
+            tools = try RunTools(RunToolOptions(parsed), offline: parsed.has("offline"), environment: context.environment)
+        } catch where error.kind == .usage {
+            return Diagnostics.report(error, console: console, usage: command.usage)
+        } catch {
+            return Diagnostics.report(error.attributed(to: "compare"), console: console)
+        }
         let quiet = parsed.has("quiet")
         let progress = context.terminal.stderrIsTerminal && !quiet
             ? ProgressDisplay(labels: invocations.map { TextLayout.truncate($0.text, to: 40) }, console: console, width: context.terminal.width)
@@ -70,7 +80,7 @@ enum CompareCommand {
             console.err("note: compare: offline: these are the sandbox's bundled sample data, not live results\n")
         }
         progress?.start()
-        let results = await runAll(invocations.map(\.invocation), context: context) { index, event in
+        let results = await runAll(invocations.map(\.invocation), context: context, tools: tools) { index, event in
             if let progress { progress.update(index, event.kind) } else { printer.handle(event) }
         }
         progress?.finish()
@@ -105,6 +115,9 @@ enum CompareCommand {
             if invocation.common.help || invocation.common.raw || invocation.common.fields != nil {
                 throw AggregateError(.usage, "--help, --raw and --fields cannot be used inside a compare invocation")
             }
+            if invocation.common.tools != RunToolOptions() {
+                throw AggregateError(.usage, "--no-rate-limit, --record and --replay apply to the whole compare: give them after 'compare'")
+            }
             return invocation
         } catch where error.kind == .config {
             throw error
@@ -124,14 +137,14 @@ enum CompareCommand {
 
     /// Runs every invocation concurrently and returns their results in the order given.
     static func runAll(
-        _ invocations: [ProviderInvocation], context: Context, events: @escaping @Sendable (Int, FetchEvent) -> Void
+        _ invocations: [ProviderInvocation], context: Context, tools: RunTools = RunTools(), events: @escaping @Sendable (Int, FetchEvent) -> Void
     ) async -> [ProviderResult] {
         let cache = RunCache()
         let transport = context.makeTransport()
         return await withTaskGroup(of: (Int, ProviderResult).self) { group in
             for (index, invocation) in invocations.enumerated() {
                 group.addTask {
-                    let runner = InvocationRunner(context: context, events: { events(index, $0) })
+                    let runner = InvocationRunner(context: context, events: { events(index, $0) }, tools: tools)
                     return (index, await runner.run(invocation, cache: cache, transport: transport))
                 }
             }
