@@ -85,8 +85,9 @@ public struct RateLimitMiddleware: FetchMiddleware {
     /// The time zone the reset is told in.
     public var timeZone: TimeZone
 
-    /// A margin added to every window: the API counts when a request arrives, which is a little after it leaves.
-    static func margin(_ window: TimeInterval) -> TimeInterval { 0.05 + window * 0.02 }
+    /// A margin added to every window: the API counts a request when it arrives, a varying moment after the limiter
+    /// let it go (connection set-up, a busy machine), and clocks differ a little.
+    static func margin(_ window: TimeInterval) -> TimeInterval { 0.25 + window * 0.02 }
 
     /// Creates a limiter.
     public init(
