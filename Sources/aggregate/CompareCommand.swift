@@ -36,7 +36,8 @@ enum CompareCommand {
             given. The text view shows, per invocation: status, items, requests and pages, bytes received, time, auth \
             and pagination style, field coverage (the share of items that have each unified field) and the first \
             titles; --format json adds these figures as "comparison". Exit status: 0 when all succeed, 3 when some \
-            fail, 1 when all fail, 64 when any invocation is not valid (nothing is sent then). Example: \
+            fail, 1 when all fail, 64 when any invocation is not valid (nothing is sent then). --record DIR, --replay DIR \
+            and --no-rate-limit apply to every invocation: one cassette for the run, one rate budget per provider. Example: \
             aggregate compare 'meetup --lat 51.509980 --lon -0.133700' 'kiva newest' 'tmdb search batman' 'twitter nasa' --offline
             """)
 
