@@ -25,17 +25,24 @@ import Testing
 
     func cassetteText(_ directory: URL) throws -> String { try String(contentsOf: Cassette.file(in: directory), encoding: .utf8) }
 
-    @Test func aRecordedRunReplaysToTheSameJSONWithTheSandboxStopped() async throws {
-        let directory = cassettes.appendingPathComponent("tmdb")
-        let sandbox = try LoopbackSandbox()
+    /// Runs `arguments` with `--record` against `sandbox`, stops it, and runs them again with `--replay` and no
+    /// credentials; returns both outputs and the requests the sandbox served.
+    func roundTrip(
+        _ arguments: [String], sandbox: LoopbackSandbox, directory: URL
+    ) async -> (live: CLIHarness.Output, replayed: CLIHarness.Output, served: Int) {
         let environment = environment(sandbox)
-        let arguments = ["tmdb", "popular", "--limit", "45", "--format", "json"]
         let live = await CLIHarness(environment: environment).run(arguments + ["--record", directory.path])
         #expect(live.code == .success, "\(live.stderr)")
         let served = sandbox.server.requestCount
         sandbox.server.stop()
-
         let replayed = await CLIHarness(environment: baseURLs(environment)).run(arguments + ["--replay", directory.path])
+        return (live, replayed, served)
+    }
+
+    @Test func aRecordedRunReplaysToTheSameJSONWithTheSandboxStopped() async throws {
+        let directory = cassettes.appendingPathComponent("tmdb")
+        let (live, replayed, served) = await roundTrip(
+            ["tmdb", "popular", "--limit", "45", "--format", "json"], sandbox: try LoopbackSandbox(), directory: directory)
         #expect(replayed.code == .success, "\(replayed.stderr)")
         #expect(try stabilized(replayed.stdout) == stabilized(live.stdout))
         #expect(replayed.stderr == live.stderr)
@@ -46,13 +53,8 @@ import Testing
 
     @Test func compareRecordsEveryInvocationInOneCassetteAndReplaysIt() async throws {
         let directory = cassettes.appendingPathComponent("compare")
-        let sandbox = try LoopbackSandbox()
-        let environment = environment(sandbox)
         let arguments = ["compare", "tmdb search batman", "twitter orbitalnotes --limit 5", "kiva newest --api rest --limit 3", "--format", "json"]
-        let live = await CLIHarness(environment: environment).run(arguments + ["--record", directory.path])
-        #expect(live.code == .success, "\(live.stderr)")
-        sandbox.server.stop()
-        let replayed = await CLIHarness(environment: baseURLs(environment)).run(arguments + ["--replay", directory.path])
+        let (live, replayed, _) = await roundTrip(arguments, sandbox: try LoopbackSandbox(), directory: directory)
         #expect(replayed.code == .success, "\(replayed.stderr)")
         #expect(try stabilizedComparison(replayed.stdout) == stabilizedComparison(live.stdout))
         let text = try cassetteText(directory)
@@ -66,13 +68,9 @@ import Testing
     ])
     func aRecordedFaultReplaysAsTheSameFault(fault: String, reason: String) async throws {
         let directory = cassettes.appendingPathComponent("fault")
-        let sandbox = try LoopbackSandbox(faults: [fault])
-        let environment = environment(sandbox)
-        let arguments = ["kiva", "newest", "--api", "rest", "--limit", "3", "--format", "json", "--verbose"]
-        let live = await CLIHarness(environment: environment).run(arguments + ["--record", directory.path])
-        #expect(live.code == .success, "\(live.stderr)")
-        sandbox.server.stop()
-        let replayed = await CLIHarness(environment: baseURLs(environment)).run(arguments + ["--replay", directory.path])
+        let (live, replayed, _) = await roundTrip(
+            ["kiva", "newest", "--api", "rest", "--limit", "3", "--format", "json", "--verbose"], sandbox: try LoopbackSandbox(faults: [fault]),
+            directory: directory)
         #expect(try stabilized(replayed.stdout) == stabilized(live.stdout))
         let retries = { (text: String) in text.split(separator: "\n").filter { $0.contains("retrying in") && $0.contains(reason) }.count }
         #expect(retries(live.stderr) == 1 && retries(replayed.stderr) == 1, "\(replayed.stderr)")
