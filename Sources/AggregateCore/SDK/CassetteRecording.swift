@@ -10,6 +10,7 @@ public final class CassetteRecorder: @unchecked Sendable {
     /// The cassette folder.
     public let directory: URL
     private let lock = NSLock()
+    private let saving = NSLock()
     private var cassette: Cassette
 
     /// Creates a recorder that writes to `directory`.
@@ -46,6 +47,10 @@ public final class CassetteRecorder: @unchecked Sendable {
     /// Writes everything recorded so far to `DIR/cassette.json`, atomically.
     /// - Throws: a `config` error when the folder cannot be written.
     public func save() throws(AggregateError) {
+        // One save at a time, so a save that took an older snapshot cannot replace a newer one (compare's
+        // invocations each save when they end).
+        saving.lock()
+        defer { saving.unlock() }
         try recorded.save(to: directory)
     }
 }
