@@ -3,6 +3,7 @@ import AggregateProviders
 import AggregateSandbox
 import Foundation
 import Testing
+@testable import aggregate
 
 /// The done-when, made fast: a shell loop of runs of `kiva newest --api rest` against a sandbox that enforces
 /// Kiva REST's limit for real gets no 403: the limiter waits, or says when the limit resets. The sandbox's window is
@@ -75,5 +76,34 @@ import Testing
             let output = await CLIHarness().run(["kiva", "newest", "--api", "rest", "--limit", "1", "--offline", "--quiet"])
             #expect(output.code == .success, "\(output.stderr)")
         }
+    }
+}
+
+/// One budget for everything a run sends: every `compare` invocation of a provider spends from the same bucket.
+@Suite struct RateLimitCompareTests {
+    @Test func compareInvocationsShareOneBudgetAndSayWhenItResets() async throws {
+        let sandbox = try LoopbackSandbox()
+        let cache = FileManager.default.temporaryDirectory.appendingPathComponent("aggregate-ratelimit-compare-\(UUID().uuidString)").path
+        let environment = ["AGGREGATE_KIVA_BASE_URL": sandbox.url + "/kiva", "AGGREGATE_KIVA_RATE_LIMIT": "2/1h", "XDG_CACHE_HOME": cache, "TZ": "UTC"]
+        let invocation = "kiva newest --api rest --limit 1"
+        let output = await CLIHarness(environment: environment).run(["compare", invocation, invocation, invocation, invocation, "--format", "json"])
+        #expect(output.code == .partial)
+        #expect(sandbox.server.requestCount == 2)
+        let lines = output.stderr.split(separator: "\n")
+        #expect(lines.count == 2 && lines.allSatisfy { $0.hasPrefix("Error: kiva: the rate limit (2 requests an hour) is spent; the limit resets at ") })
+
+        // --no-rate-limit after 'compare' turns it off for every invocation.
+        let unlimited = await CLIHarness(environment: environment).run(["compare", invocation, invocation, "--no-rate-limit", "--format", "json"])
+        #expect(unlimited.code == .success, "\(unlimited.stderr)")
+        #expect(sandbox.server.requestCount == 4)
+    }
+
+    @Test func waitsAreShownInTheProgressLines() {
+        let text = "waiting 1.4 s for the rate limit (5 requests per 2 s)"
+        #expect(ProgressDisplay.status(for: .waitingForRateLimit(seconds: 1.44, budget: "5 requests per 2 s")) == text)
+        let written = Buffer()
+        let line = ProgressLine(label: "kiva", isEnabled: true, width: 120, delay: 0, clock: { 0 }, write: { written.append($0) })
+        line.handle(FetchEvent(provider: "kiva", kind: .waitingForRateLimit(seconds: 1.44, budget: "5 requests per 2 s")))
+        #expect(written.text.contains("kiva: \(text)"))
     }
 }
