@@ -47,6 +47,11 @@ public struct KivaProvider: Provider, ProviderTextView {
             ProviderExample(
                 ["kiva", "search", "--status", "paid", "--api", "rest"],
                 "Repaid loans through REST v1, including records in the older 2009, 2014, 2015 and 2017 shapes."),
+        ],
+        // REST v1's published limits per address; GraphQL publishes none.
+        rateBudgets: [
+            RateBudget("rest", requests: 500, per: 60, paths: ["/v1/**"], whenSet: "KIVA_APP_ID"),
+            RateBudget("rest", requests: 60, per: 60, paths: ["/v1/**"]),
         ])
 
     public init() {}

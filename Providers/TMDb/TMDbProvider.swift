@@ -40,7 +40,9 @@ public struct TMDbProvider: Provider, ProviderTextView {
             ProviderExample(["tmdb", "movie", "1930"], "The Amazing Spider-Man with its director and cast, as the original tutorial's movie JSON shows it."),
             ProviderExample(["tmdb", "popular", "--limit", "25"], "The 25 most popular movies: page 1, then page 2 once page 1 tells total_pages."),
             ProviderExample(["tmdb", "search", "leon", "--year", "1994"], "Accent-insensitive search limited to one year: finds Léon."),
-        ])
+        ],
+        // "Somewhere in the 40 requests per second range"; the old 40 per 10 s limit was lifted in 2019.
+        rateBudgets: [RateBudget("api", requests: 40, per: 1)])
 
     public init() {}
 

@@ -20,20 +20,10 @@ struct TwitterRateLimit: Equatable {
         max(0, reset.timeIntervalSince(now).rounded(.up)) + 1
     }
 
-    /// `at 14:03 local time (in 12 min)`; the date is added when the reset is not today.
+    /// `at 14:03 local time (in 12 min)`; the date is added when the reset is not today (the wording every
+    /// rate-limit error uses, ``RateLimitReset``).
     func describeReset(now: Date, timeZone: TimeZone) -> String {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = timeZone
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = timeZone
-        formatter.dateFormat = calendar.isDate(reset, inSameDayAs: now) ? "HH:mm" : "yyyy-MM-dd HH:mm"
-        let clock = formatter.string(from: reset)
-        let seconds = reset.timeIntervalSince(now)
-        guard seconds > 0 else { return "at \(clock) local time (already passed: try again now)" }
-        let minutes = Int((seconds / 60).rounded(.up))
-        let wait = minutes >= 120 ? "in about \(minutes / 60) h" : "in \(minutes) min"
-        return "at \(clock) local time (\(wait))"
+        RateLimitReset.describe(reset, now: now, timeZone: timeZone)
     }
 }
 

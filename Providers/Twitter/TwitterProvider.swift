@@ -45,6 +45,12 @@ public struct TwitterProvider: Provider, ProviderTextView {
                     "The same kind of timeline through the legacy API v1.1 (dates like 'Wed Nov 26 16:05:00 +0000 2025')."),
             ])
         descriptor.missingCredentialsNoun = "API token"
+        // Per endpoint and 15-minute window, app-only limits (the responses' x-rate-limit-* headers refine them).
+        descriptor.rateBudgets = [
+            RateBudget("users-by-username", requests: 300, per: 900, paths: ["/2/users/by/username/*"]),
+            RateBudget("users-tweets", requests: 1500, per: 900, paths: ["/2/users/*/tweets"]),
+            RateBudget("user-timeline", requests: 900, per: 900, paths: ["/1.1/statuses/user_timeline.json"]),
+        ]
         // Rate-limit resets are told in the user's time zone.
         descriptor.settingVariables = ["TZ"]
         return descriptor

@@ -21,6 +21,12 @@ public struct FetchOptions: Sendable {
     /// Steps that run before the standard ones (retry, redirect, events, size cap, deadline) on every exchange,
     /// e.g. a cache, a rate limiter or a recorder. Empty by default.
     public var middlewares: [any FetchMiddleware] = []
+    /// Steps that see every attempt and every redirect hop, after retry and redirect and before the events, size
+    /// cap and deadline: the rate limiter (a wait there is not counted against the timeout). Empty by default.
+    public var attemptMiddlewares: [any FetchMiddleware] = []
+    /// Steps next to the transport, after the deadline: what really goes over the wire (the recorder, or the
+    /// replayer that answers instead of the transport). Empty by default.
+    public var wireMiddlewares: [any FetchMiddleware] = []
     /// Whether plain `http://` may go to hosts other than this machine (`--allow-http`); see ``PlainHTTP``.
     /// Off by default: such requests are refused before anything is sent. When on, each run warns once.
     public var allowHTTP = false
@@ -64,6 +70,8 @@ public struct FetchEvent: Sendable, Equatable {
         case pageRead(pages: Int, items: Int)
         /// A retry will happen after a wait.
         case retrying(afterSeconds: Double, reason: String, retry: Int, of: Int)
+        /// The rate limiter holds the next request for this many seconds, to keep to `budget` (e.g. `60 requests a minute`).
+        case waitingForRateLimit(seconds: Double, budget: String)
         /// Something worth telling even without `--verbose`, e.g. paging stopped by a guard.
         case warning(String)
         /// The run finished with this many items.

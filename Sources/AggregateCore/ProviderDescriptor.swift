@@ -32,13 +32,16 @@ public struct ProviderDescriptor: Sendable {
     /// Environment variables that are not credentials but change a run (e.g. `TZ`); with ``auth``, the only ones
     /// the provider sees.
     public var settingVariables: [String] = []
+    /// The request budgets the API publishes, which the rate limiter keeps to (none: no limiter for this provider).
+    public var rateBudgets: [RateBudget] = []
 
     /// Creates a descriptor.
     public init(
         name: String, displayName: String, summary: String, docsURL: String, defaultBaseURL: String?,
         baseURLVariables: [String] = [], auth: [AuthVariable], authStyle: String, paginationStyle: String,
-        options: [Parameter] = [], operations: [ProviderOperation], examples: [ProviderExample]
+        options: [Parameter] = [], operations: [ProviderOperation], examples: [ProviderExample], rateBudgets: [RateBudget] = []
     ) {
+        self.rateBudgets = rateBudgets
         self.name = name
         self.displayName = displayName
         self.summary = summary

@@ -77,13 +77,17 @@ public struct SandboxRouter: Sendable {
 
     /// The response to `request`: the provider's answer, or a 404 naming the paths that exist.
     /// - Parameter serverURL: the root URL clients used (the provider's base URL is derived from it).
-    public func respond(to request: SandboxRequest, serverURL: URL, now: Date = Date(), store: SandboxStore?, settings: [String: String] = [:]) -> (provider: String?, response: SandboxResponse) {
+    /// - Parameter requestCounter: counts requests for routes that enforce a rate limit (the server's), or `nil`.
+    public func respond(
+        to request: SandboxRequest, serverURL: URL, now: Date = Date(), store: SandboxStore?, settings: [String: String] = [:],
+        requestCounter: SandboxRequestCounter? = nil
+    ) -> (provider: String?, response: SandboxResponse) {
         for candidate in route(request.path) {
             var routed = request
             routed.path = candidate.path
             let context = SandboxContext(
                 baseURL: candidate.mount.isEmpty ? serverURL : serverURL.appendingEndpoint(candidate.mount),
-                now: now, store: store, settings: settings)
+                now: now, store: store, settings: settings, requestCounter: requestCounter)
             if let response = candidate.provider.sandboxResponse(for: routed, context: context) {
                 return (candidate.provider.providerName, response)
             }

@@ -105,13 +105,19 @@ public struct SandboxContext: Sendable {
     public var store: SandboxStore?
     /// Provider-specific settings, e.g. `messageboard.csrf=true`.
     public var settings: [String: String]
+    /// Counts requests per provider and window, for routes that enforce a rate limit; `nil` when the sandbox does
+    /// not count (in-process `--offline`). See ``countRequest(provider:budget:limit:window:)``.
+    public var requestCounter: SandboxRequestCounter?
 
     /// Creates a context.
-    public init(baseURL: URL, now: Date = Date(), store: SandboxStore? = nil, settings: [String: String] = [:]) {
+    public init(
+        baseURL: URL, now: Date = Date(), store: SandboxStore? = nil, settings: [String: String] = [:], requestCounter: SandboxRequestCounter? = nil
+    ) {
         self.baseURL = baseURL
         self.now = now
         self.store = store
         self.settings = settings
+        self.requestCounter = requestCounter
     }
 }
 

@@ -67,10 +67,7 @@ struct RequestHandler: Sendable {
         let method = received.method == "HEAD" ? "GET" : received.method
         let request = SandboxRequest(method: method, url: url, headers: headers, body: received.body)
 
-        guard let fault else {
-            let answer = router.respond(to: request, serverURL: serverURL, now: now, store: configuration.store, settings: configuration.settings)
-            return (answer.provider, OutgoingResponse(answer.response))
-        }
+        guard let fault else { return answer(request, url: url, serverURL: serverURL, now: now) }
 
         var provider: String?
         var response: OutgoingResponse
@@ -96,13 +93,34 @@ struct RequestHandler: Sendable {
                 let answer = faultResponse(status: status, request: request, serverURL: serverURL, now: now)
                 (provider, response) = (answer.provider, OutgoingResponse(answer.response))
             } else {
-                let answer = router.respond(to: request, serverURL: serverURL, now: now, store: configuration.store, settings: configuration.settings)
-                (provider, response) = (answer.provider, OutgoingResponse(answer.response))
+                let answered = answer(request, url: url, serverURL: serverURL, now: now)
+                guard let outgoing = answered.response else { return (answered.provider, nil) }
+                (provider, response) = (answered.provider, outgoing)
             }
         }
         if let retryAfter = fault.retryAfter { response.headers["Retry-After"] = String(retryAfter) }
         response.truncate = fault.truncate
         return (provider, response)
+    }
+
+    /// The emulators' answer, or the cassette's when the sandbox replays one (`nil` for a recorded failure, which
+    /// is replayed by closing the connection without a response).
+    private func answer(_ request: SandboxRequest, url: URL, serverURL: URL, now: Date) -> (provider: String?, response: OutgoingResponse?) {
+        guard let replayer = configuration.replayer else {
+            let answer = router.respond(
+                to: request, serverURL: serverURL, now: now, store: configuration.store, settings: configuration.settings,
+                requestCounter: configuration.requestCounter)
+            return (answer.provider, OutgoingResponse(answer.response))
+        }
+        guard let recorded = replayer.take(method: request.method, url: url, body: request.body, redactor: redactor, ignoringHost: true) else {
+            let error = replayer.unmatched(method: request.method, url: url, redactor: redactor)
+            return (nil, OutgoingResponse.error(404, error.message))
+        }
+        guard case .response(let status, let headers, let body) = recorded.outcome else { return (recorded.provider, nil) }
+        var replayed = headers
+        // The writer frames the body itself; the recorded body is already decoded.
+        for name in ["Content-Length", "Transfer-Encoding", "Content-Encoding", "Connection", "Keep-Alive"] { replayed[name] = nil }
+        return (recorded.provider, OutgoingResponse(status: status, headers: replayed, body: .data(body)))
     }
 
     /// JSON cut off mid-string, the way a proxy that gave up would leave it.

@@ -24,6 +24,10 @@ public struct SandboxServerConfiguration: Sendable {
     public var store: SandboxStore?
     /// Provider-specific settings passed to every route, e.g. `messageboard.csrf=true`.
     public var settings: [String: String]
+    /// Counts requests for the routes that enforce their API's rate limit (Kiva REST); each configuration has its own.
+    public var requestCounter = SandboxRequestCounter()
+    /// A cassette to serve instead of the emulators (`aggregate sandbox --replay DIR`), or `nil`.
+    public var replayer: CassetteReplayer?
     /// Receives one line per request (already redacted). The default writes to standard error.
     public var log: @Sendable (String) -> Void
     /// The clock routes and the `Date` header see.

@@ -13,6 +13,7 @@ enum CompareCommand {
         CommonOptions.spec("verbose", help: "Trace requests, responses and retries on stderr."),
         CommonOptions.spec("quiet", help: "No progress lines or notes on stderr."),
         CommonOptions.spec("profile", help: "Use this profile of the config file for every invocation."),
+    ] + RunToolOptions.specs + [
         CommonOptions.spec("help", help: "Show help information."),
     ]
 
@@ -36,7 +37,8 @@ enum CompareCommand {
             given. The text view shows, per invocation: status, items, requests and pages, bytes received, time, auth \
             and pagination style, field coverage (the share of items that have each unified field) and the first \
             titles; --format json adds these figures as "comparison". Exit status: 0 when all succeed, 3 when some \
-            fail, 1 when all fail, 64 when any invocation is not valid (nothing is sent then). Example: \
+            fail, 1 when all fail, 64 when any invocation is not valid (nothing is sent then). --record DIR, --replay DIR \
+            and --no-rate-limit apply to every invocation: one cassette for the run, one rate budget per provider. Example: \
             aggregate compare 'meetup --lat 51.509980 --lon -0.133700' 'kiva newest' 'tmdb search batman' 'twitter nasa' --offline
             """)
 
@@ -64,6 +66,15 @@ enum CompareCommand {
             return Diagnostics.report(error, console: console, usage: command.usage)
         }
 
+        // One limiter, recorder and replayer for every invocation: one budget per provider, one cassette per run.
+        let tools: RunTools
+        do throws(AggregateError) {
+            tools = try RunTools(shared.tools, offline: shared.offline, environment: context.environment)
+        } catch where error.kind == .usage {
+            return Diagnostics.report(error, console: console, usage: command.usage)
+        } catch {
+            return Diagnostics.report(error.attributed(to: "compare"), console: console)
+        }
         let quiet = shared.quiet
         let progress = context.terminal.stderrIsTerminal && !quiet
             ? ProgressDisplay(labels: invocations.map { TextLayout.truncate($0.text, to: 40) }, console: console, width: context.terminal.width)
@@ -73,7 +84,7 @@ enum CompareCommand {
             console.err("note: compare: offline: these are the sandbox's bundled sample data, not live results\n")
         }
         progress?.start()
-        let results = await runAll(invocations.map(\.invocation), context: context) { index, event in
+        let results = await runAll(invocations.map(\.invocation), context: context, tools: tools) { index, event in
             if let progress { progress.update(index, event.kind) } else { printer.handle(event) }
         }
         progress?.finish()
@@ -109,6 +120,9 @@ enum CompareCommand {
             if invocation.common.help || invocation.common.raw || invocation.common.fields != nil {
                 throw AggregateError(.usage, "--help, --raw and --fields cannot be used inside a compare invocation")
             }
+            if invocation.common.tools != RunToolOptions() {
+                throw AggregateError(.usage, "--no-rate-limit, --record and --replay apply to the whole compare: give them after 'compare'")
+            }
             return invocation
         } catch where error.kind == .config {
             throw error
@@ -128,14 +142,14 @@ enum CompareCommand {
 
     /// Runs every invocation concurrently and returns their results in the order given.
     static func runAll(
-        _ invocations: [ProviderInvocation], context: Context, events: @escaping @Sendable (Int, FetchEvent) -> Void
+        _ invocations: [ProviderInvocation], context: Context, tools: RunTools = RunTools(), events: @escaping @Sendable (Int, FetchEvent) -> Void
     ) async -> [ProviderResult] {
         let cache = RunCache()
         let transport = context.makeTransport()
         return await withTaskGroup(of: (Int, ProviderResult).self) { group in
             for (index, invocation) in invocations.enumerated() {
                 group.addTask {
-                    let runner = InvocationRunner(context: context, events: { events(index, $0) })
+                    let runner = InvocationRunner(context: context, events: { events(index, $0) }, tools: tools)
                     return (index, await runner.run(invocation, cache: cache, transport: transport))
                 }
             }

@@ -23,6 +23,7 @@ final class ProgressDisplay: @unchecked Sendable {
         switch event {
         case .fetchingPage(let number): return "fetching page \(number)"
         case .retrying(let seconds, let reason, _, _): return "retrying in \(String(format: "%.1f", seconds)) s (\(reason))"
+        case .waitingForRateLimit(let seconds, let budget): return RunTools.waitText(seconds: seconds, budget: budget)
         case .finished(let items): return "done with \(items) item\(items == 1 ? "" : "s")"
         case .failed(let message): return "failed: \(message)"
         default: return nil

@@ -79,6 +79,7 @@ final class ProgressLine: @unchecked Sendable {
         case .pageRead(let pages, let items): update(pages: pages, items: items)
         case .response(_, let bytes, _): add(bytes: bytes)
         case .retrying(let seconds, _, _, _): update(phase: "retrying in \(String(format: "%.1f", seconds)) s")
+        case .waitingForRateLimit(let seconds, let budget): update(phase: RunTools.waitText(seconds: seconds, budget: budget))
         default: break
         }
     }

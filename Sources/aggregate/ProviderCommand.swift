@@ -85,12 +85,14 @@ struct Context: Sendable {
 struct InvocationRunner: Sendable {
     var context: Context
     var events: @Sendable (FetchEvent) -> Void
+    /// The rate limiter, recorder and replayer the command's runs share.
+    var tools = RunTools()
 
     /// The library's runner, set up from the command's context.
     var runner: ProviderRunner {
-        ProviderRunner(
+        tools.applied(to: ProviderRunner(
             registry: context.registry, environment: context.environment, sandboxStore: SandboxStore(directory: context.dataDirectory),
-            makeTransport: context.makeTransport, retrySleep: context.retrySleep, events: events)
+            makeTransport: context.makeTransport, retrySleep: context.retrySleep, events: events))
     }
 
     /// The base URL `--offline` uses: requests never leave the process, this only names them in traces.
@@ -128,6 +130,8 @@ struct EventPrinter: Sendable {
             console.err("\(prefix): ← HTTP \(status), \(ByteCount.describe(bytes)) in \(Int(milliseconds.rounded())) ms\n")
         case .retrying(let seconds, let reason, let retry, let of) where verbose:
             console.err("\(prefix): retrying in \(String(format: "%.1f", seconds)) s after \(reason) (retry \(retry) of \(of))\n")
+        case .waitingForRateLimit(let seconds, let budget) where verbose:
+            console.err("\(prefix): \(RunTools.waitText(seconds: seconds, budget: budget))\n")
         case .warning(let message) where !quiet:
             console.err("warning: \(prefix): \(message)\n")
         default:
@@ -159,13 +163,19 @@ enum ProviderCommand {
         if invocation.common.verbose {
             for origin in invocation.common.origins { context.console.err(origin.line(provider: invocation.name)) }
         }
+        let tools: RunTools
+        do {
+            tools = try RunTools(invocation.common.tools, offline: invocation.common.offline, environment: context.environment)
+        } catch {
+            return Diagnostics.report(error.attributed(to: invocation.name), console: context.console)
+        }
         let printer = EventPrinter(console: context.console, verbose: invocation.common.verbose, quiet: invocation.common.quiet)
         // The progress line would tangle with --verbose's trace lines, so a trace replaces it.
         let progress = ProgressLine.forCommand(label: invocation.name, quiet: invocation.common.quiet || invocation.common.verbose, context: context)
         let runner = InvocationRunner(context: context, events: { event in
             progress.handle(event)
             if case .warning = event.kind { progress.printAbove { printer.handle(event) } } else { printer.handle(event) }
-        })
+        }, tools: tools)
         if invocation.common.offline, !invocation.common.quiet {
             context.console.err(invocation.operation.writes
                 ? "note: \(invocation.name): offline: writing to the sandbox's local store in \(context.dataDirectory.path), not to a live server\n"

@@ -11,21 +11,26 @@ enum SandboxCommand {
         OptionSpec("fail-rate", valueName: "P", help: "The probability, 0 to 1, that a request gets an injected 503 (default: 0)."),
         OptionSpec("fault", arity: .repeated, valueName: "SPEC", help: "A server-wide fault rule, e.g. 'status=503; retry-after=2; times=1' (see docs/sandbox-faults.md). Repeatable."),
         OptionSpec("data-dir", valueName: "DIR", help: "Where writable providers keep their data (default: $XDG_DATA_HOME/aggregate/sandbox)."),
+        OptionSpec("rate-limit", arity: .repeated, valueName: "PROVIDER=N/WINDOW", help: "Enforce this limit instead of the provider's real one, e.g. 'kiva=5/2s' (see docs/sandbox-faults.md). Repeatable."),
+        OptionSpec("replay", valueName: "DIR", help: "Serve the exchanges recorded in DIR/cassette.json (by --record) instead of the emulators."),
         OptionSpec("messageboard-csrf", arity: .flag, help: "Make the message board reject JSON posts without a CSRF token, like a Rails app with forgery protection."),
         OptionSpec("help", short: "h", arity: .flag, help: "Show help information."),
     ]
 
     static let command = HelpText.Command(
         name: "sandbox", summary: "Run the local API emulator for every provider.",
-        usage: "aggregate sandbox [--port 8787] [--host 127.0.0.1] [--latency MS] [--fail-rate P] [--fault SPEC]... [--data-dir DIR]",
+        usage: "aggregate sandbox [--port 8787] [--host 127.0.0.1] [--latency MS] [--fail-rate P] [--fault SPEC]... [--rate-limit PROVIDER=N/WINDOW]... [--replay DIR] [--data-dir DIR]",
         options: options,
         discussion: """
             A real HTTP/1.1 server that speaks each provider's real paths, parameters, auth errors, pagination and \
             rate-limit headers over the sample data bundled in the binary. Routes are mounted at the root (/2/groups) \
             and under each provider's name (/meetup/2/groups). Point a provider at it with --base-url or \
             AGGREGATE_<NAME>_BASE_URL and the demo credentials printed at start-up. Faults can also be injected per \
-            request with the X-Sandbox-Fault header. One line per request is logged on stderr, credentials redacted; \
-            Ctrl-C stops it.
+            request with the X-Sandbox-Fault header. Kiva's REST limit (60 requests a minute, 500 with app_id) is \
+            enforced per window, with a 403 lock-out past it; --rate-limit kiva=5/2s shrinks it for tests. With \
+            --replay DIR it serves a cassette recorded with --record instead: each recorded exchange once, matched by \
+            method, path, query and body. One line per request is logged on stderr, credentials redacted; Ctrl-C \
+            stops it.
             """)
 
     static func run(_ arguments: [String], context: Context) async -> ExitCode {
@@ -82,6 +87,14 @@ enum SandboxCommand {
         let directory = parsed.value("data-dir").map { URL(fileURLWithPath: $0) } ?? context.dataDirectory
         configuration.store = SandboxStore(directory: directory)
         if parsed.has("messageboard-csrf") { configuration.settings["messageboard.csrf"] = "true" }
+        for spec in parsed.values["rate-limit"] ?? [] {
+            let parts = spec.split(separator: "=", maxSplits: 1).map(String.init)
+            guard parts.count == 2, context.registry.sandbox(named: parts[0]) != nil, RateBudget.parseRate(parts[1]) != nil else {
+                throw AggregateError(.usage, "--rate-limit must be PROVIDER=N/WINDOW with a served provider, e.g. kiva=5/2s, not '\(spec)'")
+            }
+            configuration.settings[SandboxContext.rateLimitSetting(provider: parts[0])] = parts[1]
+        }
+        if let replay = parsed.value("replay") { configuration.replayer = try CassetteReplayer(directory: URL(fileURLWithPath: replay)) }
         let console = context.console
         configuration.log = { line in console.err(line.hasSuffix("\n") ? line : line + "\n") }
         return configuration

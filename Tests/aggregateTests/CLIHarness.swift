@@ -27,6 +27,11 @@ struct CLIHarness {
         let out = Buffer()
         let err = Buffer()
         let input = stdinBytes ?? stdin.map { Data($0.utf8) }
+        var environment = environment
+        // Never the developer's own rate-limit state or cache: a fresh folder per run unless the test gives one.
+        if environment["XDG_CACHE_HOME"] == nil {
+            environment["XDG_CACHE_HOME"] = FileManager.default.temporaryDirectory.appendingPathComponent("aggregate-cache-\(UUID().uuidString)").path
+        }
         var context = Context(
             registry: try! ProviderRegistry(allProviders, sandboxes: allSandboxes), environment: environment,
             console: Console(out: { out.append($0) }, err: { err.append($0) }),

@@ -18,7 +18,18 @@ extension KivaSandbox: SandboxProviding {
     public static func sandboxResponse(for request: SandboxRequest, context: SandboxContext) -> SandboxResponse? {
         let path = request.path
         guard path == "/graphql" || path.hasPrefix("/v1/") else { return nil }
-        // Every Kiva answer depends on the method, path, query and body only, so repeated requests reuse it.
+        // REST v1 counts each address's requests in 60-second windows and locks it out past the limit.
+        let registered = !(request.queryValue("app_id") ?? "").trimmingCharacters(in: .whitespaces).isEmpty
+        let counted = path.hasPrefix("/v1/")
+            ? context.countRequest(provider: providerName, budget: registered ? "rest-app" : "rest", limit: registered ? 500 : 60, window: 60) : nil
+        if counted?.isExceeded == true { return KivaSandbox.lockout(request) }
+        var response = memoized(request)
+        if let counted { for (name, value) in KivaSandbox.rateLimitHeaders(request, remaining: counted.remaining) { response.headers[name] = value } }
+        return response
+    }
+
+    /// Every Kiva answer depends on the method, path, query and body only, so repeated requests reuse it.
+    static func memoized(_ request: SandboxRequest) -> SandboxResponse {
         guard request.body.count <= 16 << 10 else { return KivaSandbox.route(request) }
         let key = SandboxResponseMemo.key(request, extra: [String(decoding: request.body, as: UTF8.self)])
         return KivaSandbox.memo.response(for: key) { KivaSandbox.route(request) }
@@ -224,7 +235,8 @@ public enum KivaSandbox {
     }
 
     /// REST v1 publishes 60 requests a minute for unregistered applications and 500 for those sending `app_id`.
-    /// The sandbox does not count: every answer reports one request used.
+    /// The sandbox server counts (``sandboxResponse(for:context:)`` passes `remaining`); in-process, every answer
+    /// reports one request used.
     static func rateLimitHeaders(_ request: SandboxRequest, remaining: Int? = nil) -> HTTPHeaders {
         let registered = !(request.queryValue("app_id") ?? "").trimmingCharacters(in: .whitespaces).isEmpty
         let limit = registered ? 500 : 60

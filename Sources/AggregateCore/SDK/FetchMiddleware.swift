@@ -51,8 +51,15 @@ public struct FetchChain: Sendable {
         self.transport = transport
     }
 
-    /// The standard chain for `options`: the caller's own middlewares, then retry, redirect, events, size cap and
-    /// deadline. `retryDelay` reads an API's own "wait this long" (default `Retry-After`).
+    /// The standard chain for `options`, outermost first:
+    ///
+    /// 1. `options.middlewares`: steps that may answer without sending (a cache, so a hit spends no rate budget);
+    /// 2. retry, then redirect (which attaches the credential);
+    /// 3. `options.attemptMiddlewares`: once per attempt and hop (the rate limiter, which waits outside the deadline);
+    /// 4. events, size cap and deadline;
+    /// 5. `options.wireMiddlewares`: what goes over the wire, retries included (the recorder, or the replayer);
+    ///
+    /// then the transport. `retryDelay` reads an API's own "wait this long" (default `Retry-After`).
     public static func standard(
         _ transport: any HTTPTransport, options: FetchOptions, statistics: FetchStatistics? = nil,
         retryDelay: @escaping @Sendable (HTTPResponse, Date) -> TimeInterval? = { RetryPolicy.retryAfter($0, now: $1) }
@@ -61,10 +68,11 @@ public struct FetchChain: Sendable {
             options.middlewares + [
                 RetryMiddleware(policy: options.retry, sleep: options.sleep, now: options.now, events: options.events, retryDelay: retryDelay),
                 RedirectMiddleware(allowHTTP: options.allowHTTP),
+            ] + options.attemptMiddlewares + [
                 EventsMiddleware(events: options.events, statistics: statistics),
                 SizeCapMiddleware(),
                 DeadlineMiddleware(),
-            ],
+            ] + options.wireMiddlewares,
             transport: transport)
     }
 
@@ -256,11 +264,14 @@ public struct DeadlineMiddleware: FetchMiddleware {
                 return nil
             }
             defer { group.cancelAll() }
-            guard let first = try await group.next(), let response = first else {
-                throw AggregateError(.timeout, "no response within \(Self.seconds(timeout)) (the --timeout); the server may be slow or unreachable")
-            }
+            guard let first = try await group.next(), let response = first else { throw Self.timeoutError(timeout) }
             return response
         }
+    }
+
+    /// The error for an exchange that took longer than `timeout` seconds.
+    public static func timeoutError(_ timeout: TimeInterval) -> AggregateError {
+        AggregateError(.timeout, "no response within \(seconds(timeout)) (the --timeout); the server may be slow or unreachable")
     }
 
     static func seconds(_ value: TimeInterval) -> String {

@@ -54,6 +54,13 @@ public struct ProviderRunner: Sendable {
     public var retrySleep: (@Sendable (TimeInterval) async throws -> Void)?
     /// Receives the runs' progress and trace events.
     public var events: @Sendable (FetchEvent) -> Void
+    /// Where the rate limiter keeps its buckets, or `nil` for no limiter (`--no-rate-limit`). Offline runs are never
+    /// limited: the in-process sandbox counts nothing, so demos run at full speed.
+    public var rateLimitStore: RateLimitStore?
+    /// Records every exchange of the runs (`--record DIR`); each run writes the cassette when it ends.
+    public var recorder: CassetteRecorder?
+    /// Answers every request from a cassette instead of the network (`--replay DIR`).
+    public var replayer: CassetteReplayer?
 
     /// Creates a runner.
     public init(
@@ -84,6 +91,12 @@ public struct ProviderRunner: Sendable {
         var query = Query(
             provider: descriptor.name, operation: operation, parameters: parameters, limit: settings.limit, baseURL: baseURL,
             environment: settings.offline ? (registry.sandbox(named: descriptor.name)?.sandboxEnvironment ?? [:]) : environment ?? self.environment)
+        if let replayer {
+            // The cassette holds no credential: stand in for the ones that were set while recording.
+            for name in replayer.cassette.credentialVariables where query.environment[name]?.isEmpty ?? true {
+                query.environment[name] = CassetteReplayer.standInCredential
+            }
+        }
         query.isLimitExplicit = settings.limitIsExplicit
         return query
     }
@@ -106,11 +119,49 @@ public struct ProviderRunner: Sendable {
     ) async -> ProviderResult {
         do {
             let query = try query(provider, operation: operation, parameters: parameters, settings: settings, environment: environment)
-            return await fetcher(settings: settings, cache: cache, transport: transport).run(provider.init(), query: query)
+            var fetcher = fetcher(settings: settings, cache: cache, transport: replayer == nil ? transport : NoNetworkTransport())
+            try addRunSteps(to: &fetcher.options, provider: provider.descriptor, query: query, settings: settings)
+            var result = await fetcher.run(provider.init(), query: query)
+            do {
+                try recorder?.save()
+            } catch where result.error == nil {
+                result.error = error.attributed(to: provider.descriptor.name)
+            }
+            return result
         } catch {
             return ProviderResult(
                 provider: provider.descriptor.name, operation: operation, query: parameters,
                 error: error.attributed(to: provider.descriptor.name), meta: ResultMeta(source: settings.offline ? .offline : .live))
         }
+    }
+
+    /// Adds the run's own steps to `options`: the replayer (with no waiting: nothing is sent), or the rate limiter
+    /// for the provider's budgets and the recorder.
+    /// - Throws: a `config` error for a malformed `AGGREGATE_<NAME>_RATE_LIMIT`.
+    func addRunSteps(to options: inout FetchOptions, provider descriptor: ProviderDescriptor, query: Query, settings: Settings) throws(AggregateError) {
+        if let replayer {
+            options.wireMiddlewares.append(replayer.middleware)
+            options.sleep = { _ in }
+            return
+        }
+        if let rateLimitStore, !settings.offline {
+            let plan = try RateBudgetPlan(descriptor: descriptor, environment: self.environment.merging(query.environment) { _, run in run })
+            if !plan.budgets.isEmpty {
+                options.attemptMiddlewares.append(RateLimitMiddleware(
+                    plan: plan, store: rateLimitStore, maxWait: options.retry.maxTotalWait, sleep: options.sleep, now: options.now,
+                    events: options.events, timeZone: RateLimitReset.timeZone(environment: self.environment)))
+            }
+        }
+        if let recorder {
+            recorder.noteCredentialVariables(descriptor.auth.map(\.name).filter { !(query.environment[$0]?.isEmpty ?? true) })
+            options.wireMiddlewares.append(recorder.middleware)
+        }
+    }
+}
+
+/// The transport of a replay: never used, since the replayer answers every request.
+struct NoNetworkTransport: HTTPTransport {
+    func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        throw AggregateError(.config, "a replay sends nothing over the network")
     }
 }
