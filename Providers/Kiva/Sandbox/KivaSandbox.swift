@@ -21,7 +21,7 @@ public enum KivaSandbox: RoutedSandbox {
                 .json(["templates": [["id": 1, "pattern": "https://www.kiva.org/img/<size>/<id>.jpg"]]], headers: rateLimitHeaders(request))
             },
             SandboxRoute("GET", "/v1/loans/**") { request, _, _ in try restDetails(request) },
-            SandboxRoute("GET", "/v1/**") { request, _, _ in throw restError(404, "org.kiva.NotFound", "No such API method: \(request.path)", request) },
+            SandboxRoute("GET", "/v1/**") { request, _, _ in throw noSuchMethod(request) },
             SandboxRoute("POST", "/graphql") { request, _, _ in try graphQL(request) },
             SandboxRoute("GET", "/graphql") { request, _, _ in try graphQL(request) },
         ],
@@ -84,7 +84,8 @@ public enum KivaSandbox: RoutedSandbox {
 
         /// The ISO country code; 2009 records have only the name.
         var countryCode: String? {
-            json["location"]?["country_code"]?.string ?? json["location"]?["country"]?.string.flatMap { catalog.countryByName[$0]?["code"]?.string }
+            let place = json["location"]
+            return place?["country_code"]?.string ?? place?["country"]?.string.flatMap { catalog.countryByName[$0]?["code"]?.string }
         }
 
         func hasBorrower(_ gender: String) -> Bool { (json["borrowers"]?.array ?? []).contains { $0["gender"]?.string == gender } }
@@ -148,9 +149,13 @@ public enum KivaSandbox: RoutedSandbox {
             throw invalidParameter("country_code takes ISO 3166-1 two-letter codes, not '\(bad)'", request)
         }
         let gender = request.queryValue("gender").flatMap { $0.isEmpty ? nil : $0 }
-        if let gender, !["female", "male"].contains(gender) { throw invalidParameter("gender must be male or female, not '\(gender)'", request) }
+        if let gender, !["female", "male"].contains(gender) {
+            throw invalidParameter("gender must be male or female, not '\(gender)'", request)
+        }
         let statuses = list(request.queryValue("status"))
-        if let unknown = statuses?.first(where: { !restStatuses.contains($0) }) { throw invalidParameter("unknown status '\(unknown)'", request) }
+        if let unknown = statuses?.first(where: { !restStatuses.contains($0) }) {
+            throw invalidParameter("unknown status '\(unknown)'", request)
+        }
         let order = request.queryValue("sort_by") ?? "newest"
         guard restSorts.contains(order), let sorted = orders[order] else {
             throw invalidParameter("sort_by must be one of \(restSorts.joined(separator: ", ")), not '\(order)'", request)
@@ -169,9 +174,7 @@ public enum KivaSandbox: RoutedSandbox {
 
     /// `GET /v1/loans/<id,id,...>.json`: details (descriptions with texts, borrowers), at most 10 ids.
     static func restDetails(_ request: SandboxRequest) throws(SandboxExit) -> SandboxResponse {
-        guard request.path.hasPrefix("/v1/loans/"), request.path.hasSuffix(".json") else {
-            throw restError(404, "org.kiva.NotFound", "No such API method: \(request.path)", request)
-        }
+        guard request.path.hasPrefix("/v1/loans/"), request.path.hasSuffix(".json") else { throw noSuchMethod(request) }
         let list = request.path.dropFirst("/v1/loans/".count).dropLast(".json".count)
         let ids = list.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
         guard !ids.isEmpty, ids.count <= 10, ids.allSatisfy({ Int($0) != nil }) else {
@@ -185,7 +188,9 @@ public enum KivaSandbox: RoutedSandbox {
     /// Page `page` of `matches` as a listing: 20 a page; a page past the end has no loans but still says where it is.
     static func restPage(_ matches: [Loan], page: Int, request: SandboxRequest) -> SandboxResponse {
         let body: JSONValue = [
-            "paging": ["page": .int(page), "total": .int(matches.count), "page_size": 20, "pages": .int(SandboxPaging.pageCount(matches.count, size: 20))],
+            "paging": [
+                "page": .int(page), "total": .int(matches.count), "page_size": 20, "pages": .int(SandboxPaging.pageCount(matches.count, size: 20)),
+            ],
             "loans": .array(SandboxPaging.page(matches, number: page, size: 20).map(\.listing)),
         ]
         return .json(body, headers: rateLimitHeaders(request))
@@ -210,6 +215,10 @@ public enum KivaSandbox: RoutedSandbox {
 
     static func invalidParameter(_ message: String, _ request: SandboxRequest) -> SandboxExit {
         restError(400, "org.kiva.InvalidParameter", message, request)
+    }
+
+    static func noSuchMethod(_ request: SandboxRequest) -> SandboxExit {
+        restError(404, "org.kiva.NotFound", "No such API method: \(request.path)", request)
     }
 
     /// REST v1 publishes 60 requests a minute for unregistered applications and 500 for those sending `app_id`.
@@ -303,7 +312,9 @@ public enum KivaSandbox: RoutedSandbox {
         let values = value.array ?? [value]
         switch name {
         case "gender":
-            guard let gender = value.string, genders.contains(gender) else { throw invalid("Value \(value.display) does not exist in \"GenderEnum\" enum") }
+            guard let gender = value.string, genders.contains(gender) else {
+                throw invalid("Value \(value.display) does not exist in \"GenderEnum\" enum")
+            }
             return { gender != "nonbinary" && $0.hasBorrower(gender == "female" ? "F" : "M") }
         case "status":
             guard let status = value.string, statusFilters.contains(status) else {
@@ -360,7 +371,10 @@ public enum KivaSandbox: RoutedSandbox {
                 "state": .null,
                 "latitude": point.map { .double($0.latitude) } ?? .null,
                 "longitude": point.map { .double($0.longitude) } ?? .null,
-                "country": ["isoCode": .optional(code), "name": place?["country"] ?? .null, "region": code.flatMap { catalog.countryByCode[$0]?["region"] } ?? .null],
+                "country": [
+                    "isoCode": .optional(code), "name": place?["country"] ?? .null,
+                    "region": code.flatMap { catalog.countryByCode[$0]?["region"] } ?? .null,
+                ],
             ],
             "activity": ["id": .int(catalog.activityID(loan["activity"]?.string ?? "")), "name": loan["activity"] ?? .null],
             "sector": ["id": catalog.sectorID(loan["sector"]?.string ?? "").map(JSONValue.int) ?? .null, "name": loan["sector"] ?? .null],
@@ -386,7 +400,8 @@ public enum KivaSandbox: RoutedSandbox {
 
     /// A GraphQL error at HTTP 200, as GraphQL servers send for queries they cannot run.
     static func graphQLError(_ message: String, code: String) -> SandboxResponse {
-        .json(["errors": [["message": .string(message), "locations": [["line": 1, "column": 1]], "extensions": ["code": .string(code)]]], "data": .null])
+        let error: JSONValue = ["message": .string(message), "locations": [["line": 1, "column": 1]], "extensions": ["code": .string(code)]]
+        return .json(["errors": [error], "data": .null])
     }
 
     /// The error for a variable whose value does not fit its type.
