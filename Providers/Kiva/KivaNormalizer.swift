@@ -213,7 +213,9 @@ enum KivaStatus {
     /// names become snake case (`inactiveExpired` → `inactive_expired`).
     static func fromGraphQL(_ status: String) -> String {
         if let known = ["fundRaising": "fundraising", "payingBack": "in_repayment", "ended": "paid"][status] { return known }
-        return status.reduce(into: "") { snake, character in snake += character.isUppercase ? "_" + character.lowercased() : String(character) }
+        return status.reduce(into: "") { snake, character in
+            snake += character.isUppercase ? "_" + character.lowercased() : String(character)
+        }
     }
 }
 
