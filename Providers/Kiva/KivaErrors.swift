@@ -12,23 +12,15 @@ enum KivaErrors {
     static func error(for response: HTTPResponse, api: KivaAPI, hasAppID: Bool) -> AggregateError {
         let status = response.status
         let json = try? JSONParser().parse(response.body)
-        switch api {
-        case .graphql:
-            if let json, let error = graphQLError(json, status: status) { return error }
-            switch status {
-            case 401, 403:
-                return AggregateError(
-                    .auth,
-                    "Kiva's GraphQL API refused the request (HTTP \(status)). Public loan data needs no credentials, so this address may be blocked for now: wait a while and try again, or use --api rest.",
-                    httpStatus: status)
-            default:
-                return AggregateError.generic(for: response, descriptor: KivaProvider.descriptor)
-            }
-        case .rest:
-            if status == 403 { return lockout(response, message: json.flatMap(apiMessage), hasAppID: hasAppID) }
-            if let json, let error = restError(json, status: status) { return error }
-            return AggregateError.generic(for: response, descriptor: KivaProvider.descriptor)
+        if api == .rest, status == 403 { return lockout(response, message: json.flatMap(apiMessage), hasAppID: hasAppID) }
+        if let json, let error = api == .graphql ? graphQLError(json, status: status) : restError(json, status: status) { return error }
+        if api == .graphql, status == 401 || status == 403 {
+            return AggregateError(
+                .auth,
+                "Kiva's GraphQL API refused the request (HTTP \(status)). Public loan data needs no credentials, so this address may be blocked for now: wait a while and try again, or use --api rest.",
+                httpStatus: status)
         }
+        return APIErrorKit.standard(for: response, descriptor: KivaProvider.descriptor)
     }
 
     /// REST v1 answers an exceeded rate limit with 403 and locks the address out for a while. It is not retried:
@@ -51,9 +43,8 @@ enum KivaErrors {
     /// - Parameter status: the HTTP status, or `nil` for a body that came with 2xx.
     static func restError(_ json: JSONValue, status: Int?) -> AggregateError? {
         guard json["loans"] == nil, let code = json["code"]?.nonEmptyString else { return nil }
-        let message = apiMessage(json) ?? "an unspecified error"
         let http = status.map { "HTTP \($0), " } ?? ""
-        let detail = "\(message) (\(http)code \(code))"
+        let detail = "\(apiMessage(json) ?? "an unspecified error") (\(http)code \(code))"
         switch (code, status) {
         case ("org.kiva.InvalidIdentifier", _), (_, 404?):
             return AggregateError(.notFound, "Kiva's REST API found nothing: \(detail)", httpStatus: status)
@@ -66,12 +57,11 @@ enum KivaErrors {
 
     /// The error in a GraphQL `errors` list, if there is one.
     static func graphQLError(_ json: JSONValue, status: Int? = nil) -> AggregateError? {
-        guard let errors = json["errors"]?.array, !errors.isEmpty else { return nil }
-        let messages = errors.prefix(3).compactMap { $0["message"]?.nonEmptyString }.map { TextLayout.truncate($0, to: 300) }
-        var message = messages.isEmpty ? "an unspecified error" : messages.joined(separator: "; ")
+        guard let messages = APIErrorKit.graphQLMessages(json) else { return nil }
+        var message = messages.prefix(3).map { TextLayout.truncate($0, to: 300) }.joined(separator: "; ")
         // The sentences below add their own full stop.
         while message.hasSuffix(".") { message.removeLast() }
-        let codes = Set(errors.compactMap { $0["extensions"]?["code"]?.string })
+        let codes = Set(json["errors"]?.array?.compactMap { $0["extensions"]?["code"]?.string } ?? [])
         let http = status.map { " (HTTP \($0))" } ?? ""
         let lowered = message.lowercased()
         if lowered.contains("rate limit") || lowered.contains("too many requests") {

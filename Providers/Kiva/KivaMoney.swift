@@ -14,15 +14,14 @@ enum KivaMoney {
     /// `funded × 100 ÷ amount`, rounded half-up to two decimal places (425 of 600 is 70.83); `nil` when the
     /// amount is not positive.
     static func percentFunded(_ funded: Decimal, of amount: Decimal) -> Decimal? {
-        guard amount > 0 else { return nil }
-        return rounded(funded * 100 / amount, scale: 2)
+        amount > 0 ? DecimalText.rounded(funded * 100 / amount, places: 2) : nil
     }
 
     /// The whole percent shown in text: rounded half-up, but never 100 for a loan that still needs money
     /// nor 0 for one that has some (99.9% shows 99, 0.2% shows 1).
     static func displayPercent(_ funded: Decimal, of amount: Decimal) -> Int? {
         guard amount > 0 else { return nil }
-        let whole = NSDecimalNumber(decimal: rounded(funded * 100 / amount, scale: 0)).intValue
+        let whole = NSDecimalNumber(decimal: DecimalText.rounded(funded * 100 / amount, places: 0)).intValue
         if funded > 0, funded < amount { return min(99, max(1, whole)) }
         return whole
     }
@@ -44,26 +43,10 @@ enum KivaMoney {
 
     /// `amount` as US dollars for people: `$1,350`, or `$12.50` when there are cents.
     static func dollars(_ amount: Decimal) -> String {
-        let text = JSONNumberFormat.text(for: rounded(amount, scale: 2))
+        var text = DecimalText.fixed(amount, places: 2)
+        if text.hasSuffix(".00") { text.removeLast(3) }
         let negative = text.hasPrefix("-")
-        let digits = negative ? String(text.dropFirst()) : text
-        let parts = digits.split(separator: ".", maxSplits: 1)
-        let whole = String(parts.first ?? "0")
-        var grouped = ""
-        for (index, character) in whole.enumerated() {
-            if index > 0, (whole.count - index) % 3 == 0 { grouped.append(",") }
-            grouped.append(character)
-        }
-        let cents = parts.count > 1 ? "." + parts[1].padding(toLength: 2, withPad: "0", startingAt: 0) : ""
-        return (negative ? "-$" : "$") + grouped + cents
-    }
-
-    /// `value` rounded half-up (away from zero) to `scale` decimal places.
-    static func rounded(_ value: Decimal, scale: Int) -> Decimal {
-        var input = value
-        var output = Decimal()
-        NSDecimalRound(&output, &input, scale, .plain)
-        return output
+        return (negative ? "-$" : "$") + DecimalText.grouped(String(text.dropFirst(negative ? 1 : 0)))
     }
 }
 

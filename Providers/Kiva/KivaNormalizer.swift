@@ -31,7 +31,7 @@ enum KivaNormalizer {
         item.subtitle = subtitle(activity: loan["activity"]?["name"]?.nonEmptyString, sector: loan["sector"]?["name"]?.nonEmptyString)
         item.summary = summary(use: loan["use"]?.string, description: loan["description"]?.string)
         item.url = KivaLinks.loan(id)
-        item.imageUrl = KivaImages.graphQLURL(loan["image"])
+        item.imageUrl = KivaLinks.graphQLImage(loan["image"])
         item.createdAt = loan["fundraisingDate"]?.string.flatMap(ISO8601.date(from:))
         let geocode = loan["geocode"]
         let country = geocode?["country"]
@@ -98,7 +98,7 @@ enum KivaNormalizer {
         item.subtitle = subtitle(activity: loan["activity"]?.nonEmptyString, sector: loan["sector"]?.nonEmptyString)
         item.summary = summary(use: loan["use"]?.string, description: restDescription(loan["description"]))
         item.url = KivaLinks.loan(id)
-        item.imageUrl = KivaImages.restURL(loan["image"])
+        item.imageUrl = KivaLinks.restImage(loan["image"])
         item.createdAt = loan["posted_date"]?.string.flatMap(ISO8601.date(from:))
         let place = loan["location"]
         let point = geoPairs(place?["geo"]?["pairs"]?.string)
@@ -212,52 +212,39 @@ enum KivaStatus {
     /// A GraphQL loan status in REST's words: `payingBack` is `in_repayment`, `ended` is `paid`, other camel-case
     /// names become snake case (`inactiveExpired` → `inactive_expired`).
     static func fromGraphQL(_ status: String) -> String {
-        switch status {
-        case "fundRaising": return "fundraising"
-        case "payingBack": return "in_repayment"
-        case "ended": return "paid"
-        default:
-            return status.reduce(into: "") { result, character in
-                if character.isUppercase {
-                    result += "_" + character.lowercased()
-                } else {
-                    result.append(character)
-                }
-            }
+        if let known = ["fundRaising": "fundraising", "payingBack": "in_repayment", "ended": "paid"][status] { return known }
+        return status.reduce(into: "") { snake, character in
+            snake += character.isUppercase ? "_" + character.lowercased() : String(character)
         }
     }
 }
 
-/// Links to kiva.org.
-enum KivaLinks {
-    /// The loan's page.
-    static func loan(_ id: String) -> String { "https://www.kiva.org/lend/\(id)" }
-}
-
-/// Kiva image URLs.
+/// Links to kiva.org: loan pages and images.
 ///
 /// REST v1 gives an image id and a template (`templates/images.json`: `http://www.kiva.org/img/<size>/<id>.jpg`,
 /// template 1, the only one Kiva has published); GraphQL gives a URL, a hash and an id.
-enum KivaImages {
-    /// The size asked for: 480×300, the size of Kiva's own loan cards.
-    static let size = "w480h300"
+enum KivaLinks {
+    /// The loan's page.
+    static func loan(_ id: String) -> String { "https://www.kiva.org/lend/\(id)" }
 
-    /// The image `identifier` (an id or a hash) at ``size``, over https.
-    static func url(_ identifier: String) -> String { "https://www.kiva.org/img/\(size)/\(identifier).jpg" }
+    /// The image size asked for: 480×300, the size of Kiva's own loan cards.
+    static let imageSize = "w480h300"
+
+    /// The image `identifier` (an id or a hash) at ``imageSize``, over https.
+    static func image(_ identifier: String) -> String { "https://www.kiva.org/img/\(imageSize)/\(identifier).jpg" }
 
     /// A REST `image {id, template_id}`; only template 1's pattern is known, so other templates give no URL.
-    static func restURL(_ image: JSONValue?) -> String? {
+    static func restImage(_ image: JSONValue?) -> String? {
         guard let id = image?["id"]?.idString else { return nil }
         if let template = image?["template_id"], !template.isNull, template.int != 1 { return nil }
-        return url(id)
+        return self.image(id)
     }
 
     /// A GraphQL `image {id hash url}`: the URL when sent (upgraded to https on kiva.org), else built from the hash or the id.
-    static func graphQLURL(_ image: JSONValue?) -> String? {
+    static func graphQLImage(_ image: JSONValue?) -> String? {
         if let link = image?["url"]?.nonEmptyString {
             return link.hasPrefix("http://www.kiva.org/") ? "https://" + link.dropFirst("http://".count) : link
         }
-        if let hash = image?["hash"]?.nonEmptyString { return url(hash) }
-        return image?["id"]?.idString.map(url)
+        return (image?["hash"]?.nonEmptyString ?? image?["id"]?.idString).map(self.image)
     }
 }

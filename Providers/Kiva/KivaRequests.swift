@@ -133,7 +133,7 @@ enum KivaGraphQL {
                     geocode { city state latitude longitude country { isoCode name region } }
                     activity { id name } sector { id name } tags
                     loanFundraisingInfo { fundedAmount reservedAmount }
-                    image { id hash url(customSize: "\(KivaImages.size)") }
+                    image { id hash url(customSize: "\(KivaLinks.imageSize)") }
                     lenders(limit: 0) { totalCount }
                     ... on LoanPartner { partnerName themes partner { id } }
                     ... on LoanDirect { trusteeName }

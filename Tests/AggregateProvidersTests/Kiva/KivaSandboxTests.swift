@@ -238,3 +238,34 @@ import Testing
         #expect(response.parsedBody["errors"]?[0]?["message"]?.string?.contains("503") == true)
     }
 }
+
+@Suite struct KivaSandboxDataTests {
+    @Test func theCatalogCoversEveryBundledLoan() throws {
+        let catalog = KivaSandbox.catalog
+        #expect(catalog.sectors.count == 15)
+        for loan in KivaSandbox.loans {
+            let code = try #require(loan.countryCode, "loan \(loan.id) has a country the catalogue knows")
+            #expect(catalog.countryByCode[code]?["regionCode"]?.string?.count == 2, "loan \(loan.id)")
+            #expect(catalog.sectorID(loan["sector"]?.string ?? "") != nil, "loan \(loan.id)")
+            if loan["partner_id"]?.idString != nil {
+                #expect(loan.graphQL["partnerName"]?.string?.hasPrefix("Field Partner") == false, "loan \(loan.id) has an invented partner name")
+            }
+        }
+        let direct = try #require(KivaSandbox.loans.first { $0.id == 2950160 })
+        #expect(direct.graphQL["trusteeName"] == "Corktown Merchants Association")
+    }
+
+    @Test(arguments: KivaSandbox.restSorts + ["loan_amount_desc", "random"])
+    func everyOrderHoldsEveryLoanWithTiesNewestFirst(_ order: String) throws {
+        let loans = try #require(KivaSandbox.orders[order])
+        #expect(Set(loans.map(\.id)) == Set(KivaSandbox.loans.map(\.id)) && loans.count == KivaSandbox.loans.count)
+        let keys: [String: (KivaSandbox.Loan) -> Decimal] = [
+            "loan_amount": { $0.amount }, "loan_amount_desc": { -$0.amount }, "popularity": { -($0["lender_count"]?.decimal ?? 0) },
+            "amount_remaining": { $0.amount - ($0["funded_amount"]?.decimal ?? 0) },
+        ]
+        guard let key = keys[order] else { return }
+        for (earlier, later) in zip(loans, loans.dropFirst()) {
+            #expect(key(earlier) < key(later) || (key(earlier) == key(later) && (earlier.posted, earlier.id) > (later.posted, later.id)))
+        }
+    }
+}

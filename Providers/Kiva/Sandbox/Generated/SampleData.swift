@@ -2,6 +2,306 @@
 
 /// The sandbox's bundled Kiva data, compiled in so the binary needs no resource bundle.
 enum KivaSampleData {
+    /// `SampleData/catalog.json`.
+    static let catalogJSON = #"""
+{
+  "sectors": [
+    {
+      "name": "Agriculture",
+      "id": 1
+    },
+    {
+      "name": "Transportation",
+      "id": 3
+    },
+    {
+      "name": "Services",
+      "id": 4
+    },
+    {
+      "name": "Clothing",
+      "id": 5
+    },
+    {
+      "name": "Health",
+      "id": 6
+    },
+    {
+      "name": "Retail",
+      "id": 7
+    },
+    {
+      "name": "Manufacturing",
+      "id": 8
+    },
+    {
+      "name": "Arts",
+      "id": 9
+    },
+    {
+      "name": "Housing",
+      "id": 10
+    },
+    {
+      "name": "Food",
+      "id": 12
+    },
+    {
+      "name": "Wholesale",
+      "id": 13
+    },
+    {
+      "name": "Construction",
+      "id": 14
+    },
+    {
+      "name": "Education",
+      "id": 15
+    },
+    {
+      "name": "Personal Use",
+      "id": 16
+    },
+    {
+      "name": "Entertainment",
+      "id": 17
+    }
+  ],
+  "partners": {
+    "47": "Pamir Microfinance",
+    "60": "Sialkot Women's Credit Union",
+    "88": "Ashanti Rural Savings",
+    "99": "Plateau Microcredit Togo",
+    "100": "Sughd Growth Fund",
+    "108": "Sine-Saloum Credit",
+    "121": "Steppe Enterprise Fund",
+    "139": "Andes Progreso",
+    "145": "Palawan Coastal Microfinance",
+    "152": "Cooperativa Azuay",
+    "154": "Antioquia Educa",
+    "163": "Elgon Finance",
+    "164": "Rift Valley Farmers Fund",
+    "171": "Tien Shan Credit",
+    "176": "Crédito Occidente",
+    "183": "Bombali Microfinance",
+    "199": "Oriente Solidario",
+    "230": "West Bank Enterprise Loans",
+    "242": "Red River Women's Fund",
+    "246": "Altiplano Crédito",
+    "247": "Punjab Transport Credit",
+    "288": "Upolu Island Finance",
+    "289": "Viti Levu Savings",
+    "294": "Oaxaca Mujeres",
+    "311": "Tonle Sap Water Fund",
+    "358": "Sulawesi Mandiri",
+    "376": "Dili Enterprise Credit",
+    "425": "Vakinankaratra Credit",
+    "441": "Virunga Microfinance",
+    "452": "Enugu Traders Credit",
+    "508": "Anatolia Kadın Girişimi",
+    "517": "Nistru Agro Credit",
+    "529": "Cedar Solar Finance"
+  },
+  "trustees": {
+    "2950160": "Corktown Merchants Association"
+  },
+  "countries": [
+    {
+      "code": "KE",
+      "name": "Kenya",
+      "region": "Africa",
+      "regionCode": "af"
+    },
+    {
+      "code": "UG",
+      "name": "Uganda",
+      "region": "Africa",
+      "regionCode": "af"
+    },
+    {
+      "code": "GH",
+      "name": "Ghana",
+      "region": "Africa",
+      "regionCode": "af"
+    },
+    {
+      "code": "SN",
+      "name": "Senegal",
+      "region": "Africa",
+      "regionCode": "af"
+    },
+    {
+      "code": "RW",
+      "name": "Rwanda",
+      "region": "Africa",
+      "regionCode": "af"
+    },
+    {
+      "code": "NG",
+      "name": "Nigeria",
+      "region": "Africa",
+      "regionCode": "af"
+    },
+    {
+      "code": "SL",
+      "name": "Sierra Leone",
+      "region": "Africa",
+      "regionCode": "af"
+    },
+    {
+      "code": "MG",
+      "name": "Madagascar",
+      "region": "Africa",
+      "regionCode": "af"
+    },
+    {
+      "code": "TG",
+      "name": "Togo",
+      "region": "Africa",
+      "regionCode": "af"
+    },
+    {
+      "code": "VN",
+      "name": "Viet Nam",
+      "region": "Asia",
+      "regionCode": "as"
+    },
+    {
+      "code": "KH",
+      "name": "Cambodia",
+      "region": "Asia",
+      "regionCode": "as"
+    },
+    {
+      "code": "KG",
+      "name": "Kyrgyzstan",
+      "region": "Asia",
+      "regionCode": "as"
+    },
+    {
+      "code": "TJ",
+      "name": "Tajikistan",
+      "region": "Asia",
+      "regionCode": "as"
+    },
+    {
+      "code": "MN",
+      "name": "Mongolia",
+      "region": "Asia",
+      "regionCode": "as"
+    },
+    {
+      "code": "PH",
+      "name": "Philippines",
+      "region": "Asia",
+      "regionCode": "as"
+    },
+    {
+      "code": "ID",
+      "name": "Indonesia",
+      "region": "Asia",
+      "regionCode": "as"
+    },
+    {
+      "code": "PK",
+      "name": "Pakistan",
+      "region": "Asia",
+      "regionCode": "as"
+    },
+    {
+      "code": "TL",
+      "name": "Timor-Leste",
+      "region": "Asia",
+      "regionCode": "as"
+    },
+    {
+      "code": "PE",
+      "name": "Peru",
+      "region": "South America",
+      "regionCode": "sa"
+    },
+    {
+      "code": "EC",
+      "name": "Ecuador",
+      "region": "South America",
+      "regionCode": "sa"
+    },
+    {
+      "code": "CO",
+      "name": "Colombia",
+      "region": "South America",
+      "regionCode": "sa"
+    },
+    {
+      "code": "GT",
+      "name": "Guatemala",
+      "region": "Central America",
+      "regionCode": "ca"
+    },
+    {
+      "code": "NI",
+      "name": "Nicaragua",
+      "region": "Central America",
+      "regionCode": "ca"
+    },
+    {
+      "code": "SV",
+      "name": "El Salvador",
+      "region": "Central America",
+      "regionCode": "ca"
+    },
+    {
+      "code": "MX",
+      "name": "Mexico",
+      "region": "Central America",
+      "regionCode": "ca"
+    },
+    {
+      "code": "US",
+      "name": "United States",
+      "region": "North America",
+      "regionCode": "na"
+    },
+    {
+      "code": "PS",
+      "name": "Palestine",
+      "region": "Middle East",
+      "regionCode": "me"
+    },
+    {
+      "code": "LB",
+      "name": "Lebanon",
+      "region": "Middle East",
+      "regionCode": "me"
+    },
+    {
+      "code": "TR",
+      "name": "Turkey",
+      "region": "Middle East",
+      "regionCode": "me"
+    },
+    {
+      "code": "MD",
+      "name": "Moldova",
+      "region": "Eastern Europe",
+      "regionCode": "ee"
+    },
+    {
+      "code": "WS",
+      "name": "Samoa",
+      "region": "Oceania",
+      "regionCode": "oc"
+    },
+    {
+      "code": "FJ",
+      "name": "Fiji",
+      "region": "Oceania",
+      "regionCode": "oc"
+    }
+  ]
+}
+"""#
+
     /// `SampleData/loans.json`.
     static let loansJSON = ##"""
 [
