@@ -66,6 +66,8 @@ public struct FetchEvent: Sendable, Equatable {
         case retrying(afterSeconds: Double, reason: String, retry: Int, of: Int)
         /// Something worth telling even without `--verbose`, e.g. paging stopped by a guard.
         case warning(String)
+        /// What the disk cache did with a request and why (for `--verbose`).
+        case cache(String)
         /// The run finished with this many items.
         case finished(items: Int)
         /// The run failed.

@@ -32,12 +32,14 @@ public struct ProviderDescriptor: Sendable {
     /// Environment variables that are not credentials but change a run (e.g. `TZ`); with ``auth``, the only ones
     /// the provider sees.
     public var settingVariables: [String] = []
+    /// How long its answers stay fresh in the disk cache (``HTTPCacheMiddleware``).
+    public var cacheFreshness: CacheFreshness = .standard
 
     /// Creates a descriptor.
     public init(
         name: String, displayName: String, summary: String, docsURL: String, defaultBaseURL: String?,
         baseURLVariables: [String] = [], auth: [AuthVariable], authStyle: String, paginationStyle: String,
-        options: [Parameter] = [], operations: [ProviderOperation], examples: [ProviderExample]
+        options: [Parameter] = [], operations: [ProviderOperation], cacheFreshness: CacheFreshness = .standard, examples: [ProviderExample]
     ) {
         self.name = name
         self.displayName = displayName
@@ -50,6 +52,7 @@ public struct ProviderDescriptor: Sendable {
         self.paginationStyle = paginationStyle
         self.options = options
         self.operations = operations
+        self.cacheFreshness = cacheFreshness
         self.examples = examples
     }
 

@@ -136,10 +136,16 @@ public protocol SandboxProviding: Sendable {
     /// the root go to the one provider whose pattern matches; overlapping claims are refused when the
     /// registry is built.
     static var sandboxPaths: [SandboxPathPattern] { get }
+
+    /// The cache validators the real API sends, so conditional requests are answered as it does (default:
+    /// ``SandboxCaching/etag``, the choice where an API's documentation is silent).
+    static var sandboxCaching: SandboxCaching { get }
 }
 
 extension SandboxProviding {
     public static var sandboxPaths: [SandboxPathPattern] { [] }
+
+    public static var sandboxCaching: SandboxCaching { .etag }
 
     public static func sandboxFaultResponse(status: Int, request: SandboxRequest, context: SandboxContext) -> SandboxResponse? {
         nil

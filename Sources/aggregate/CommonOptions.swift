@@ -30,6 +30,8 @@ struct CommonOptions: Sendable, Equatable {
     var origins: [SettingOrigin] = []
     /// The options given on the command line.
     var given: Set<String> = []
+    /// `--no-cache`, `--refresh` and `--cache-ttl`: how live runs use the disk cache.
+    var cache = CacheChoice()
 
     static let specs: [OptionSpec] = [
         ProviderRunner.Settings.optionSpec("limit"),
@@ -44,6 +46,7 @@ struct CommonOptions: Sendable, Equatable {
         OptionSpec("sort", valueName: "FIELD", help: "Sort the items after fetching by a field, e.g. createdAt, -createdAt (newest first), title, metrics.<name>."),
         OptionSpec("profile", valueName: "NAME", help: "Use this profile of the config file (default: $AGGREGATE_PROFILE)."),
         OptionSpec("raw", arity: .flag, help: "Print the raw response body instead (several pages as a JSON array)."),
+    ] + CacheChoice.specs + [
         OptionSpec("help", short: "h", arity: .flag, help: "Show help information."),
     ]
 
@@ -74,6 +77,7 @@ struct CommonOptions: Sendable, Equatable {
         if let text = parsed.value("sort") {
             sort = try ItemSort(parsing: text)
         }
+        cache = try CacheChoice(parsed)
         if raw, fields != nil || sort != nil {
             throw AggregateError(.usage, "--fields and --sort shape items; they cannot be used with --raw")
         }

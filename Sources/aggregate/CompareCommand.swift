@@ -12,6 +12,7 @@ enum CompareCommand {
         OptionSpec("verbose", arity: .flag, help: "Trace requests, responses and retries on stderr."),
         OptionSpec("quiet", arity: .flag, help: "No progress lines or notes on stderr."),
         OptionSpec("profile", valueName: "NAME", help: "Use this profile of the config file for every invocation."),
+    ] + CacheChoice.specs + [
         OptionSpec("help", short: "h", arity: .flag, help: "Show help information."),
     ]
 
@@ -100,6 +101,10 @@ enum CompareCommand {
             }
             if global.has("offline"), !words.contains("--offline") { words.append("--offline") }
             if global.has("verbose") { words.append("--verbose") }
+            // The cache options apply to every invocation that does not choose for itself.
+            if !words.contains(where: { ["--no-cache", "--refresh", "--cache-ttl"].contains($0) || $0.hasPrefix("--cache-ttl=") }) {
+                words += try CacheChoice(global).arguments
+            }
             _ = try formatOption(global)
             let invocation = try ProviderInvocation.parse(words, registry: context.registry, settings: settings)
             if invocation.common.help || invocation.common.raw || invocation.common.fields != nil {

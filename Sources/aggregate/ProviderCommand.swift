@@ -61,6 +61,8 @@ struct Context: Sendable {
     var terminal: Terminal
     /// Where the sandbox keeps state (the message board's messages).
     var dataDirectory: URL
+    /// The cache root (``CacheLocation``), or `nil` for no disk cache (in-process tests unless they set one).
+    var cacheDirectory: URL? = nil
     /// The live transport (tests may inject another).
     var makeTransport: @Sendable () -> any HTTPTransport = { URLSessionTransport() }
     /// Waits between retries; tests replace it so that retries run without waiting (`nil`: really wait).
@@ -102,9 +104,11 @@ struct InvocationRunner: Sendable {
 
     /// Runs one invocation to a result (failures included, never thrown), shaped by `--fields` and `--sort`.
     func run(_ invocation: ProviderInvocation, cache: RunCache = RunCache(), transport: (any HTTPTransport)? = nil) async -> ProviderResult {
+        var settings = invocation.common.runSettings
+        settings.cache = invocation.common.cache.settings(root: context.cacheDirectory)
         let result = await runner.run(
             invocation.provider, operation: invocation.operation.name, parameters: invocation.parameters,
-            settings: invocation.common.runSettings, environment: invocation.common.providerEnvironment(context.environment),
+            settings: settings, environment: invocation.common.providerEnvironment(context.environment),
             cache: cache, transport: transport)
         return invocation.common.shape(result)
     }
@@ -125,6 +129,8 @@ struct EventPrinter: Sendable {
             console.err("\(prefix): ← HTTP \(status), \(ByteCount.describe(bytes)) in \(Int(milliseconds.rounded())) ms\n")
         case .retrying(let seconds, let reason, let retry, let of) where verbose:
             console.err("\(prefix): retrying in \(String(format: "%.1f", seconds)) s after \(reason) (retry \(retry) of \(of))\n")
+        case .cache(let message) where verbose:
+            console.err("\(prefix): cache: \(message)\n")
         case .warning(let message) where !quiet:
             console.err("warning: \(prefix): \(message)\n")
         default:

@@ -26,6 +26,8 @@ public struct ProviderRunner: Sendable {
         public var allowHTTP: Bool
         /// Whether results keep every page's raw body (`--raw`); without it only the items stay in memory.
         public var keepsRawBodies: Bool
+        /// The disk cache for live runs, or `nil` for none (the default; `--no-cache`). Offline runs never use it.
+        public var cache: HTTPCacheSettings?
 
         /// Creates settings with the command line's defaults.
         public init(
@@ -54,6 +56,8 @@ public struct ProviderRunner: Sendable {
     public var retrySleep: (@Sendable (TimeInterval) async throws -> Void)?
     /// Receives the runs' progress and trace events.
     public var events: @Sendable (FetchEvent) -> Void
+    /// The clock, when not the real one (tests: the cache's freshness without waiting).
+    public var clock: (@Sendable () -> Date)?
 
     /// Creates a runner.
     public init(
@@ -93,6 +97,7 @@ public struct ProviderRunner: Sendable {
         var options = FetchOptions(timeout: settings.timeout, events: events, keepsRawBodies: settings.keepsRawBodies)
         options.allowHTTP = settings.allowHTTP
         if let retrySleep { options.sleep = retrySleep }
+        if let clock { options.now = clock }
         if settings.offline {
             return Fetcher(transport: SandboxTransport(registry: registry, store: sandboxStore), options: options, source: .offline, cache: cache)
         }
@@ -106,7 +111,18 @@ public struct ProviderRunner: Sendable {
     ) async -> ProviderResult {
         do {
             let query = try query(provider, operation: operation, parameters: parameters, settings: settings, environment: environment)
-            return await fetcher(settings: settings, cache: cache, transport: transport).run(provider.init(), query: query)
+            var fetcher = fetcher(settings: settings, cache: cache, transport: transport)
+            guard let cacheSettings = settings.cache, !settings.offline else { return await fetcher.run(provider.init(), query: query) }
+            // The cache goes first, so a hit spends nothing (no rate budget, no retry, no request).
+            let log = HTTPCacheRunLog()
+            fetcher.options.middlewares.insert(
+                HTTPCacheMiddleware(
+                    settings: cacheSettings, freshness: provider.descriptor.cacheFreshness, operation: operation,
+                    now: fetcher.options.now, events: events, log: log),
+                at: 0)
+            var result = await fetcher.run(provider.init(), query: query)
+            result.meta.source = log.source(otherwise: result.meta.source)
+            return result
         } catch {
             return ProviderResult(
                 provider: provider.descriptor.name, operation: operation, query: parameters,
