@@ -26,6 +26,9 @@ struct Binary {
         if env["XDG_CONFIG_HOME"] == nil {  // never the developer's own config file
             env["XDG_CONFIG_HOME"] = FileManager.default.temporaryDirectory.appendingPathComponent("aggregate-config-\(UUID().uuidString)").path
         }
+        if env["XDG_CACHE_HOME"] == nil {  // never the developer's own cache, and no answers shared between runs
+            env["XDG_CACHE_HOME"] = FileManager.default.temporaryDirectory.appendingPathComponent("aggregate-cache-\(UUID().uuidString)").path
+        }
         if env["XDG_DATA_HOME"] == nil {
             env["XDG_DATA_HOME"] = FileManager.default.temporaryDirectory.appendingPathComponent("aggregate-bin-\(UUID().uuidString)").path
         }
