@@ -5,6 +5,7 @@
 #   1. each provider's first example alone (live code path, against the sandbox), RUNS times;
 #   2. `aggregate compare --all` (the same invocations, concurrently), RUNS times.
 # Prints the median wall time of each and the ratio compare / slowest single provider. Target: <= 1.2.
+# Every run passes --no-cache: repeated runs would otherwise be answered by the disk cache (Benchmarks/cache.sh).
 #
 # Usage: Benchmarks/compare-fanout.sh [RUNS]    (default 5; builds release first)
 set -euo pipefail
@@ -43,11 +44,11 @@ slowest=0
 slowest_name=""
 for example in "${examples[@]}"; do
     eval "args=($example)"
-    times=$(for _ in $(seq "$runs"); do time_ms "$bin" "${args[@]}" --quiet --format json; done | median)
+    times=$(for _ in $(seq "$runs"); do time_ms "$bin" "${args[@]}" --quiet --format json --no-cache; done | median)
     printf '  %-60s %6d ms\n' "aggregate $example" "$times"
     if [ "$times" -gt "$slowest" ]; then slowest=$times; slowest_name=$example; fi
 done
-compare=$(for _ in $(seq "$runs"); do time_ms "$bin" compare --all --quiet --format json; done | median)
+compare=$(for _ in $(seq "$runs"); do time_ms "$bin" compare --all --quiet --format json --no-cache; done | median)
 printf '  %-60s %6d ms\n' "aggregate compare --all (${#examples[@]} providers)" "$compare"
 ratio=$(python3 -c "print(f'{$compare / $slowest:.2f}')")
 echo "slowest single provider: $slowest_name ($slowest ms)"

@@ -26,15 +26,18 @@ struct CacheChoice: Sendable, Equatable {
     init(_ parsed: ParsedArguments) throws(AggregateError) {
         disabled = parsed.has("no-cache")
         refresh = parsed.has("refresh")
-        if let text = parsed.value("cache-ttl") {
-            guard let seconds = Int(text), text.allSatisfy(\.isASCII), (0...Self.longestTTL).contains(seconds) else {
-                throw AggregateError(.usage, "--cache-ttl must be a whole number of seconds from 0 to \(Self.longestTTL), not '\(text)'")
-            }
-            ttl = TimeInterval(seconds)
-        }
+        if let text = parsed.value("cache-ttl") { ttl = TimeInterval(try Self.ttl(from: text)) }
         if disabled, refresh || ttl != nil {
             throw AggregateError(.usage, "--no-cache cannot be used with \(refresh ? "--refresh" : "--cache-ttl"): it turns the cache off")
         }
+    }
+
+    /// A `--cache-ttl` value (or the config file's `cacheTTL`): whole seconds from 0 to a year.
+    static func ttl(from text: String) throws(AggregateError) -> Int {
+        guard let seconds = Int(text), text.allSatisfy(\.isASCII), (0...longestTTL).contains(seconds) else {
+            throw AggregateError(.usage, "--cache-ttl must be a whole number of seconds from 0 to \(longestTTL), not '\(text)'")
+        }
+        return seconds
     }
 
     /// The run's cache settings under `root`, or `nil` for none (`--no-cache`, or no cache folder).

@@ -217,6 +217,32 @@ import Testing
         #expect(try sources(mixed.output) == ["live", "cache"])
     }
 
+    @Test func theConfigFileCanTurnTheCacheOffOrSetItsTime() throws {
+        let configHome = cacheHome.appendingPathComponent("config")
+        try FileManager.default.createDirectory(at: configHome.appendingPathComponent("aggregate"), withIntermediateDirectories: true)
+        try Data(#"{"providers": {"tmdb": {"cache": false}, "kiva": {"cacheTTL": 0}}}"#.utf8)
+            .write(to: configHome.appendingPathComponent("aggregate/config.json"))
+        var environment = environment
+        environment["XDG_CONFIG_HOME"] = configHome.path
+        func sources(_ arguments: [String]) throws -> [String] { try self.sources(try Binary.run(arguments + ["--format", "json"], environment: environment)) }
+        #expect(try sources(["tmdb", "search", "batman"]) == ["live"])
+        #expect(try sources(["tmdb", "search", "batman"]) == ["live"], "cache: false")
+        #expect(!FileManager.default.fileExists(atPath: cacheRoot.appendingPathComponent("http/tmdb").path))
+        #expect(try sources(["tmdb", "search", "batman", "--refresh"]) == ["live"], "the command line turns it on again")
+        #expect(try sources(["tmdb", "search", "batman"]) == ["live"])
+        #expect(try sources(["tmdb", "search", "batman", "--cache-ttl", "600"]) == ["cache"])
+        let kiva = ["kiva", "newest", "--api", "rest", "--limit", "3"]
+        #expect(try sources(kiva) == ["live"])
+        #expect(try sources(kiva) == ["revalidated"], "cacheTTL 0: always revalidated")
+        #expect(try sources(kiva + ["--cache-ttl", "600"]) == ["cache"], "the command line wins")
+        let verbose = try Binary.run(kiva + ["--verbose"], environment: environment)
+        #expect(verbose.stderr.contains("config: kiva: cacheTTL = 0 (config file \(configHome.path)/aggregate/config.json (providers.kiva))"), "\(verbose.stderr)")
+        #expect(verbose.stderr.contains("now fresh for 0.0 s (the run's cache TTL of 0 s)"))
+        let set = try Binary.run(["config", "set", "providers.kiva.cacheTTL", "-5"], environment: environment)
+        #expect(set.status == 64)
+        #expect(set.stderr.contains("providers.kiva.cacheTTL: --cache-ttl must be a whole number of seconds from 0 to 31536000, not '-5'"), "\(set.stderr)")
+    }
+
     @Test func theTextViewOfCompareSaysWhereAnswersCameFrom() throws {
         _ = try run(["tmdb", "search", "batman"])
         let text = try run(["compare", "tmdb search batman", "kiva newest --api rest --limit 3"]).output.stdout

@@ -228,6 +228,19 @@ final class RecordingSandboxTransport: HTTPTransport, @unchecked Sendable {
         }
     }
 
+    @Test func aCacheThatCannotBeWrittenWarnsOnceAndTheRunGoesOn() async throws {
+        // The cache folder's place is taken by a file.
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        try Data("not a folder".utf8).write(to: root.appendingPathComponent("http"))
+        let result = await searchBatman()
+        #expect(result.error == nil)
+        #expect(result.meta.source == .live)
+        #expect(transport.take().count == 2)
+        let warnings = events.warnings()
+        #expect(warnings.count == 1, "\(warnings)")
+        #expect(warnings.first?.hasPrefix("the cache cannot be used (cannot write in the cache folder \(root.path)/http: Not a directory); continuing without it") == true, "\(warnings)")
+    }
+
     @Test func answersThatRepeatACredentialAreNotStored() async throws {
         // Meetup API v2 repeats the key in its paging links.
         let first = await run(Self.provider("meetup"), "groups", ["lat": .number("51.5"), "lon": .number("-0.13"), "api": "v2"], environment: ["MEETUP_API_KEY": Self.meetupKey])

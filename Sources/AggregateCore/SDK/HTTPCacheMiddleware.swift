@@ -127,7 +127,7 @@ public struct HTTPCacheMiddleware: FetchMiddleware {
             // --cache-ttl judges stored answers too, whatever freshness they were stored with.
             if let override = settings.ttlOverride {
                 entry.freshUntil = entry.storedAt.addingTimeInterval(override)
-                entry.freshnessReason = "--cache-ttl \(Self.seconds(override))"
+                entry.freshnessReason = "the run's cache TTL of \(CacheFreshness.describe(override))"
             }
             stored = entry
         case .missing: note("miss: nothing stored for GET \(shown)", provider)
@@ -244,7 +244,7 @@ public struct HTTPCacheMiddleware: FetchMiddleware {
     /// How long an answer to `url` stays fresh, and why: `--cache-ttl`, else the shorter of the provider's time and
     /// the response's `max-age` (`no-cache`: none).
     func lifetime(for url: URL, baseURL: URL, cacheControl: String?) -> (seconds: TimeInterval, reason: String) {
-        if let override = settings.ttlOverride { return (override, "--cache-ttl \(Self.seconds(override))") }
+        if let override = settings.ttlOverride { return (override, "the run's cache TTL of \(CacheFreshness.describe(override))") }
         let declared = freshness.lifetime(for: url, baseURL: baseURL, operation: operation)
         let directives = Self.directives(cacheControl)
         if directives["no-cache"] != nil { return (0, "the response says Cache-Control: no-cache") }

@@ -322,27 +322,10 @@ public final class HTTPCacheStore: @unchecked Sendable {
     /// Writes `data` to a new 0600 file beside `target` and returns its URL.
     private func writeTemporary(_ data: Data, beside target: URL) throws -> URL {
         let temporary = target.deletingLastPathComponent().appendingPathComponent(".\(target.lastPathComponent).\(UUID().uuidString).tmp")
-        let descriptor = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else {
-            throw AggregateError(.config, "cannot write in the cache folder \(target.deletingLastPathComponent().path): \(String(cString: strerror(errno)))")
-        }
-        defer { close(descriptor) }
-        var failure: Int32 = 0
-        data.withUnsafeBytes { (buffer: UnsafeRawBufferPointer) in
-            var offset = 0
-            while offset < buffer.count {
-                let written = Foundation.write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    failure = errno
-                    return
-                }
-                offset += written
-            }
-        }
+        let failure = writeNewFile(data, at: temporary.path, mode: 0o600, flush: false)
         guard failure == 0 else {
             _ = unlink(temporary.path)
-            throw AggregateError(.config, "cannot write in the cache folder: \(String(cString: strerror(failure)))")
+            throw AggregateError(.config, "cannot write in the cache folder \(target.deletingLastPathComponent().path): \(String(cString: strerror(failure)))")
         }
         return temporary
     }
