@@ -15,19 +15,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 runs="${1:-5}"
 
-swift build -c release --product aggregate >/dev/null
-bin="$(swift build -c release --show-bin-path)/aggregate"
-log="$(mktemp)"
-data="$(mktemp -d)"
 export XDG_CACHE_HOME="$(mktemp -d)"
 export XDG_CONFIG_HOME="$(mktemp -d)"
-trap 'kill "$sandbox" 2>/dev/null || true; wait "$sandbox" 2>/dev/null || true; rm -rf "$log" "$data" "$XDG_CACHE_HOME" "$XDG_CONFIG_HOME"' EXIT
-
-"$bin" sandbox --port 0 --latency 200 --data-dir "$data" 2>"$log" &
-sandbox=$!
-for _ in $(seq 50); do grep -q "Press Ctrl-C" "$log" && break; sleep 0.1; done
-# The banner lists, per provider, its base URL variable and the sandbox's demo credentials.
-while read -r assignment; do export "$assignment"; done < <(sed -n 's/^  [a-z0-9-]*: //p' "$log" | tr ' ' '\n')
+trap 'stop_latency_sandbox; rm -rf "$XDG_CACHE_HOME" "$XDG_CONFIG_HOME"' EXIT
+source Benchmarks/latency-sandbox.sh 200
 
 compare=("$bin" compare 'tmdb search batman' 'kiva newest --api rest --limit 8' 'twitter orbitalnotes --limit 5' 'messageboard list'
     --format json --quiet)

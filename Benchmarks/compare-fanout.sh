@@ -12,17 +12,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 runs="${1:-5}"
 
-swift build -c release --product aggregate >/dev/null
-bin="$(swift build -c release --show-bin-path)/aggregate"
-log="$(mktemp)"
-data="$(mktemp -d)"
-trap 'kill "$sandbox" 2>/dev/null || true; wait "$sandbox" 2>/dev/null || true; rm -rf "$log" "$data"' EXIT
-
-"$bin" sandbox --port 0 --latency 300 --data-dir "$data" 2>"$log" &
-sandbox=$!
-for _ in $(seq 50); do grep -q "Press Ctrl-C" "$log" && break; sleep 0.1; done
-# The banner lists, per provider, its base URL variable and the sandbox's demo credentials.
-while read -r assignment; do export "$assignment"; done < <(sed -n 's/^  [a-z0-9-]*: //p' "$log" | tr ' ' '\n')
+trap 'stop_latency_sandbox' EXIT
+source Benchmarks/latency-sandbox.sh 300
 
 now_ms() { date +%s%3N; }
 median() { sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
