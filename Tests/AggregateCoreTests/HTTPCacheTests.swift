@@ -176,6 +176,63 @@ import Testing
         #expect(middleware().lifetime(for: url, baseURL: base, cacheControl: "max-age=60").reason == "the response's max-age=60, shorter than the provider's 10 min for 'search'")
     }
 
+    /// Sends two identical GETs through the cache step to a server answering with `headers`; returns how many
+    /// reached the server and the cache's notes.
+    func twice(answering headers: HTTPHeaders, method: String = "GET") async throws -> (sent: Int, notes: [String]) {
+        let counter = FetchStatistics()
+        let notes = NoteLog()
+        let cache = HTTPCacheMiddleware(
+            settings: HTTPCacheSettings(root: root), freshness: .standard, operation: nil, now: { Date() },
+            events: { if case .cache(let note) = $0.kind { notes.add(note) } }, log: HTTPCacheRunLog())
+        let chain = FetchChain([cache], transport: FakeTransport { _ in
+            counter.record(bytes: 2)
+            return HTTPResponse(status: 200, headers: headers, body: Data("{}".utf8))
+        })
+        let exchange = FetchExchange(provider: "test", origin: URL(string: "https://api.example.org")!)
+        for _ in 0..<2 { _ = try await chain.send(HTTPRequest(method: method, url: URL(string: "https://api.example.org/x")!), exchange: exchange) }
+        return (counter.snapshot().requests, notes.all)
+    }
+
+    final class NoteLog: @unchecked Sendable {
+        private let lock = NSLock()
+        private var notes: [String] = []
+        func add(_ note: String) {
+            lock.lock()
+            notes.append(note)
+            lock.unlock()
+        }
+        var all: [String] {
+            lock.lock()
+            defer { lock.unlock() }
+            return notes
+        }
+    }
+
+    @Test func whatTheServerForbidsOrCannotBeReusedIsNotStored() async throws {
+        let stored = try await twice(answering: ["Cache-Control": "max-age=60"])
+        #expect(stored.sent == 1)
+        let cases: [(HTTPHeaders, String)] = [
+            (["Cache-Control": "no-store"], "not stored: the response says Cache-Control: no-store"),
+            (["Vary": "*"], "not stored: the response says Vary: *"),
+            (["Cache-Control": "no-cache"], "not stored: not fresh for any time (the response says Cache-Control: no-cache) and no ETag or Last-Modified to revalidate with"),
+        ]
+        for (headers, note) in cases {
+            try? FileManager.default.removeItem(at: root)
+            let result = try await twice(answering: headers)
+            #expect(result.sent == 2, "\(headers)")
+            #expect(result.notes.contains(note), "\(result.notes)")
+        }
+        // no-cache with a validator: stored, and revalidated every time (this server ignores the condition).
+        try? FileManager.default.removeItem(at: root)
+        let revalidated = try await twice(answering: ["Cache-Control": "no-cache", "ETag": "\"v1\""])
+        #expect(revalidated.sent == 2)
+        #expect(revalidated.notes.contains { $0.hasPrefix("stale for ") && $0.hasSuffix("revalidating with If-None-Match \"v1\"") })
+        #expect(revalidated.notes.contains("changed on the server (HTTP 200): storing the new answer"))
+        // Only GETs are cached.
+        try? FileManager.default.removeItem(at: root)
+        #expect(try await twice(answering: ["Cache-Control": "max-age=60"], method: "HEAD").sent == 2)
+    }
+
     @Test func endpointsWinOverOperationsAndMatchWholeSegments() {
         let freshness = CacheFreshness(defaultSeconds: 300, operations: ["search": 600], endpoints: [.init("/configuration", seconds: 86_400)])
         let base = URL(string: "https://api.themoviedb.org/3")!

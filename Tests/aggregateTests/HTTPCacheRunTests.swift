@@ -252,11 +252,13 @@ final class RecordingSandboxTransport: HTTPTransport, @unchecked Sendable {
     }
 
     @Test func noSecretReachesAnyCacheFileOrName() async throws {
-        let markers = [Self.tmdbToken, Self.tmdbKey, "org.example.MARKER-SECRET-APP-ID"]
+        let markers = [Self.tmdbToken, Self.tmdbKey, "org.example.MARKER-SECRET-APP-ID", Self.meetupKey]
         _ = await searchBatman(["TMDB_ACCESS_TOKEN": Self.tmdbToken])
         _ = await searchBatman(["TMDB_API_KEY": Self.tmdbKey])
         let kiva = await run(Self.provider("kiva"), "newest", ["api": "rest"], environment: ["KIVA_APP_ID": markers[2]])
         #expect(kiva.error == nil)
+        let meetup = await run(Self.provider("meetup"), "groups", ["lat": .number("51.5"), "lon": .number("-0.13"), "api": "v2"], environment: ["MEETUP_API_KEY": Self.meetupKey])
+        #expect(meetup.error == nil)
         #expect(try entries().count == 5)
         let files = FileManager.default.enumerator(atPath: root.appendingPathComponent("http").path)!.compactMap { $0 as? String }
         for file in files {
