@@ -180,32 +180,17 @@ import Testing
     /// reached the server and the cache's notes.
     func twice(answering headers: HTTPHeaders, method: String = "GET") async throws -> (sent: Int, notes: [String]) {
         let counter = FetchStatistics()
-        let notes = NoteLog()
+        let notes = Recorder<String>()
         let cache = HTTPCacheMiddleware(
             settings: HTTPCacheSettings(root: root), freshness: .standard, operation: nil, now: { Date() },
-            events: { if case .cache(let note) = $0.kind { notes.add(note) } }, log: HTTPCacheRunLog())
+            events: { if case .cache(let note) = $0.kind { notes.append(note) } }, log: HTTPCacheRunLog())
         let chain = FetchChain([cache], transport: FakeTransport { _ in
             counter.record(bytes: 2)
             return HTTPResponse(status: 200, headers: headers, body: Data("{}".utf8))
         })
         let exchange = FetchExchange(provider: "test", origin: URL(string: "https://api.example.org")!)
         for _ in 0..<2 { _ = try await chain.send(HTTPRequest(method: method, url: URL(string: "https://api.example.org/x")!), exchange: exchange) }
-        return (counter.snapshot().requests, notes.all)
-    }
-
-    final class NoteLog: @unchecked Sendable {
-        private let lock = NSLock()
-        private var notes: [String] = []
-        func add(_ note: String) {
-            lock.lock()
-            notes.append(note)
-            lock.unlock()
-        }
-        var all: [String] {
-            lock.lock()
-            defer { lock.unlock() }
-            return notes
-        }
+        return (counter.snapshot().requests, notes.values)
     }
 
     @Test func whatTheServerForbidsOrCannotBeReusedIsNotStored() async throws {

@@ -1,6 +1,7 @@
 import AggregateCore
 import AggregateProviders
 import AggregateSandbox
+import AggregateTestSupport
 import Foundation
 import Testing
 
@@ -164,11 +165,11 @@ import Testing
         // Two processes at a time, each revalidating and rewriting the same two entries.
         let (arguments, environment) = (search + ["--refresh"], environment)
         for _ in 0..<4 {
-            let outputs = Outputs()
+            let outputs = Recorder<Result<Binary.Output, any Error>>()
             DispatchQueue.concurrentPerform(iterations: 2) { _ in
-                outputs.add(Result { try Binary.run(arguments, environment: environment) })
+                outputs.append(Result { try Binary.run(arguments, environment: environment) })
             }
-            for output in outputs.all {
+            for output in outputs.values {
                 let output = try output.get()
                 #expect(output.status == 0, "\(output.stderr)")
                 #expect(output.stderr.isEmpty, "\(output.stderr)")
@@ -182,21 +183,6 @@ import Testing
         #expect(files.count == 2 && files.allSatisfy { $0.hasSuffix(".entry") }, "no temporary file left behind: \(files)")
         let stats = try JSONParser().parse(try run(["cache", "stats", "--format", "json"]).output.stdout)
         #expect(stats["providers"]?[0]?["revalidated"] == .int(16), "no count lost: 8 runs × 2 answers")
-    }
-
-    final class Outputs: @unchecked Sendable {
-        private let lock = NSLock()
-        private var results: [Result<Binary.Output, any Error>] = []
-        func add(_ result: Result<Binary.Output, any Error>) {
-            lock.lock()
-            results.append(result)
-            lock.unlock()
-        }
-        var all: [Result<Binary.Output, any Error>] {
-            lock.lock()
-            defer { lock.unlock() }
-            return results
-        }
     }
 
     @Test func compareHonoursTheCacheOptions() throws {

@@ -1,6 +1,7 @@
 import AggregateCore
 import AggregateProviders
 import AggregateSandbox
+import AggregateTestSupport
 import Foundation
 import Testing
 
@@ -67,38 +68,21 @@ final class RecordingSandboxTransport: HTTPTransport, @unchecked Sendable {
     let root = FileManager.default.temporaryDirectory.appendingPathComponent("aggregate-cache-run-\(UUID().uuidString)")
     let clock = ManualClock()
     let transport: RecordingSandboxTransport
-    let events = EventLog()
+    let events = Recorder<FetchEvent>()
 
     init() throws { transport = try RecordingSandboxTransport(store: SandboxStore(directory: root.appendingPathComponent("board"))) }
 
     deinit { try? FileManager.default.removeItem(at: root) }
 
-    final class EventLog: @unchecked Sendable {
-        private let lock = NSLock()
-        private var kinds: [FetchEvent.Kind] = []
-        func add(_ kind: FetchEvent.Kind) {
-            lock.lock()
-            kinds.append(kind)
-            lock.unlock()
-        }
-        func warnings() -> [String] {
-            lock.lock()
-            defer { lock.unlock() }
-            return kinds.compactMap { if case .warning(let text) = $0 { return text } else { return nil } }
-        }
-        func cacheNotes() -> [String] {
-            lock.lock()
-            defer { lock.unlock() }
-            return kinds.compactMap { if case .cache(let text) = $0 { return text } else { return nil } }
-        }
-    }
+    var warnings: [String] { events.values.compactMap { if case .warning(let text) = $0.kind { return text } else { return nil } } }
+    var cacheNotes: [String] { events.values.compactMap { if case .cache(let text) = $0.kind { return text } else { return nil } } }
 
     func run(
         _ provider: any Provider.Type, _ operation: String, _ parameters: JSONObject, environment: [String: String] = [:],
         cache: HTTPCacheSettings.Mode? = .normal, ttl: TimeInterval? = nil
     ) async -> ProviderResult {
         let name = provider.descriptor.name
-        var runner = ProviderRunner(registry: Self.registry, environment: environment, events: { [events] in events.add($0.kind) })
+        var runner = ProviderRunner(registry: Self.registry, environment: environment, events: { [events] in events.append($0) })
         runner.clock = { [clock] in clock.now }
         var settings = ProviderRunner.Settings(baseURL: "http://sandbox.localhost/\(name)")
         settings.cache = cache.map { HTTPCacheSettings(root: root, mode: $0, ttlOverride: ttl) }
@@ -137,7 +121,7 @@ final class RecordingSandboxTransport: HTTPTransport, @unchecked Sendable {
         #expect(second.meta.bytes == 0)
         #expect(second.items.map(\.id) == first.items.map(\.id))
         #expect(ResultDocument.jsonValue([second])["results"]?[0]?["meta"]?["source"] == "cache")
-        #expect(events.cacheNotes().contains { $0.hasPrefix("fresh: stored 599 s ago, fresh for 1.0 s more (the provider's 10 min for 'search')") })
+        #expect(cacheNotes.contains { $0.hasPrefix("fresh: stored 599 s ago, fresh for 1.0 s more (the provider's 10 min for 'search')") })
     }
 
     @Test func afterTheTTLItRevalidatesWith304AndSaysRevalidated() async throws {
@@ -155,7 +139,7 @@ final class RecordingSandboxTransport: HTTPTransport, @unchecked Sendable {
         #expect(second.meta.requests == 1)
         #expect(second.meta.bytes == 0)
         #expect(second.items.map(\.id) == first.items.map(\.id))
-        #expect(events.cacheNotes().contains { $0.hasPrefix("stale for 1.0 s: revalidating with If-None-Match \"") })
+        #expect(cacheNotes.contains { $0.hasPrefix("stale for 1.0 s: revalidating with If-None-Match \"") })
         // The 304 renewed the entry: fresh again for another 10 minutes.
         clock.advance(599)
         #expect(await searchBatman().meta.source == .cache)
@@ -206,7 +190,7 @@ final class RecordingSandboxTransport: HTTPTransport, @unchecked Sendable {
         let after = await run(Self.provider("messageboard"), "list", [:])
         #expect(after.meta.source == .live)
         #expect(after.items.contains { $0.title.contains("cached?") || $0.summary?.contains("cached?") == true })
-        #expect(events.cacheNotes().contains { $0.hasPrefix("a write succeeded: dropped 1 stored answers") })
+        #expect(cacheNotes.contains { $0.hasPrefix("a write succeeded: dropped 1 stored answers") })
     }
 
     @Test func aDamagedEntryIsDiscardedWithOneWarningAndFetchedAgain() async throws {
@@ -216,11 +200,11 @@ final class RecordingSandboxTransport: HTTPTransport, @unchecked Sendable {
         for damaged in [whole.prefix(whole.count - 10), Data("not a cache entry".utf8), Data(), whole.dropLast(1) + Data("X".utf8)] {
             try Data(damaged).write(to: search.url)
             _ = transport.take()
-            let warningsBefore = events.warnings().count
+            let warningsBefore = warnings.count
             let result = await searchBatman()
             #expect(result.error == nil)
             #expect(result.meta.source == .live)
-            let warnings = events.warnings().dropFirst(warningsBefore)
+            let warnings = self.warnings.dropFirst(warningsBefore)
             #expect(warnings.count == 1)
             #expect(warnings.first?.hasPrefix("discarded a damaged cache entry (") == true, "\(warnings)")
             #expect(transport.take().map(\.request.url.path) == ["/tmdb/search/movie"], "only the damaged one is fetched again")
@@ -236,7 +220,7 @@ final class RecordingSandboxTransport: HTTPTransport, @unchecked Sendable {
         #expect(result.error == nil)
         #expect(result.meta.source == .live)
         #expect(transport.take().count == 2)
-        let warnings = events.warnings()
+        let warnings = self.warnings
         #expect(warnings.count == 1, "\(warnings)")
         #expect(warnings.first?.hasPrefix("the cache cannot be used (cannot write in the cache folder \(root.path)/http: Not a directory); continuing without it") == true, "\(warnings)")
     }
@@ -248,7 +232,7 @@ final class RecordingSandboxTransport: HTTPTransport, @unchecked Sendable {
         let second = await run(Self.provider("meetup"), "groups", ["lat": .number("51.5"), "lon": .number("-0.13"), "api": "v2"], environment: ["MEETUP_API_KEY": Self.meetupKey])
         #expect(second.meta.source == .live)
         #expect(try entries().isEmpty)
-        #expect(events.cacheNotes().contains("not stored: the response repeats a credential"))
+        #expect(cacheNotes.contains("not stored: the response repeats a credential"))
     }
 
     @Test func noSecretReachesAnyCacheFileOrName() async throws {
