@@ -218,6 +218,43 @@ import Testing
         #expect(try await twice(answering: ["Cache-Control": "max-age=60"], method: "HEAD").sent == 2)
     }
 
+    @Test func anAPIThatSendsOnlyLastModifiedIsRevalidatedWithIfModifiedSince() async throws {
+        // A server with GitHub's validators and Cache-Control, answering through the sandbox's conditional logic.
+        let conditional = SandboxConditional()
+        let caching = SandboxCaching(validators: .lastModified, cacheControl: "private, max-age=60")
+        let start = Date(timeIntervalSince1970: 1_800_000_000)
+        let clock = Recorder<Date>()
+        clock.append(start)
+        let sent = Recorder<HTTPRequest>()
+        let transport = FakeTransport { request in
+            sent.append(request)
+            let answer = conditional.apply(
+                caching, request: SandboxRequest(method: request.method, url: request.url, headers: request.headers),
+                response: .json(["name": "aggregate"]), now: clock.values.last!)
+            return HTTPResponse(status: answer.status, headers: answer.headers, body: answer.body, url: request.url)
+        }
+        let cache = HTTPCacheMiddleware(
+            settings: HTTPCacheSettings(root: root), freshness: CacheFreshness(defaultSeconds: 300), operation: nil,
+            now: { clock.values.last! }, events: { _ in }, log: HTTPCacheRunLog())
+        let chain = FetchChain([cache], transport: transport)
+        let exchange = FetchExchange(provider: "github", origin: URL(string: "https://api.github.com")!)
+        let request = HTTPRequest(method: "GET", url: URL(string: "https://api.github.com/users/octocat/repos")!)
+
+        let first = try await chain.send(request, exchange: exchange)
+        clock.append(start + 59)
+        #expect(try await chain.send(request, exchange: exchange) == first, "fresh for max-age=60, shorter than 300 s")
+        #expect(sent.values.count == 1)
+        clock.append(start + 61)
+        let revalidated = try await chain.send(request, exchange: exchange)
+        #expect(sent.values.count == 2)
+        #expect(sent.values.last?.headers["If-Modified-Since"] == HTTPDate.format(start))
+        #expect(sent.values.last?.headers["If-None-Match"] == nil)
+        #expect(revalidated.status == 200 && revalidated.body == first.body)
+        clock.append(start + 61 + 59)
+        _ = try await chain.send(request, exchange: exchange)
+        #expect(sent.values.count == 2, "the 304 renewed the answer for another 60 s")
+    }
+
     @Test func endpointsWinOverOperationsAndMatchWholeSegments() {
         let freshness = CacheFreshness(defaultSeconds: 300, operations: ["search": 600], endpoints: [.init("/configuration", seconds: 86_400)])
         let base = URL(string: "https://api.themoviedb.org/3")!
