@@ -222,7 +222,9 @@ public final class HTTPCacheStore: @unchecked Sendable {
             byProvider[file.provider, default: blank(file.provider)].entries += 1
             byProvider[file.provider, default: blank(file.provider)].bytes += file.bytes
         }
-        let counts = (try? withFileLock { readCounts() }) ?? [:]
+        // Looking must not create the folder.
+        let exists = FileManager.default.fileExists(atPath: directory.path)
+        let counts = exists ? ((try? withFileLock { readCounts() }) ?? [:]) : [:]
         for (provider, figures) in counts {
             var statistics = byProvider[provider] ?? blank(provider)
             statistics.hits = figures[Outcome.hit.rawValue] ?? 0
