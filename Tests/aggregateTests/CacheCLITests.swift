@@ -53,6 +53,7 @@ import Testing
         #expect(second.requests == 0, "a second run within the TTL sends nothing")
         #expect(try sources(second.output) == ["cache"])
         #expect(second.output.stderr.contains("tmdb: cache: fresh: stored "))
+        #expect(second.output.stderr.hasSuffix("tmdb: cache: source: cache (2 answers fresh from the cache, none from the server)\n"), "\(second.output.stderr)")
         #expect(!second.output.stderr.contains("→"))
         #expect(try JSONParser().parse(second.output.stdout)["results"]?[0]?["items"] == JSONParser().parse(first.output.stdout)["results"]?[0]?["items"])
 
@@ -64,6 +65,7 @@ import Testing
         #expect(stale.output.stderr.contains("tmdb: cache: stale for "))
         #expect(stale.output.stderr.contains(": revalidating with If-None-Match \""))
         #expect(stale.output.stderr.contains("tmdb: cache: not modified (304): reusing the stored body"))
+        #expect(stale.output.stderr.contains("tmdb: cache: source: revalidated (2 answers confirmed with 304, none from the server)\n"))
 
         let refresh = try run(search + ["--refresh", "--verbose"])
         #expect(refresh.requests == 2)

@@ -58,6 +58,22 @@ public final class HTTPCacheRunLog: @unchecked Sendable {
         return !warnedAboutWriting
     }
 
+    /// What the run's `meta.source` is and why, for `--verbose`, e.g. `source: cache (2 answers fresh from the
+    /// cache, none from the server)`; `nil` when nothing went through the cache.
+    public func summary(otherwise live: DataSource) -> String? {
+        let source = self.source(otherwise: live)
+        lock.lock()
+        defer { lock.unlock() }
+        guard hits + revalidations + sent > 0 else { return nil }
+        func answers(_ count: Int) -> String { count == 1 ? "1 answer" : "\(count) answers" }
+        let parts = [
+            hits > 0 ? "\(answers(hits)) fresh from the cache" : nil,
+            revalidations > 0 ? "\(answers(revalidations)) confirmed with 304" : nil,
+            sent > 0 ? "\(answers(sent)) from the server" : "none from the server",
+        ].compactMap { $0 }
+        return "source: \(source.rawValue) (\(parts.joined(separator: ", ")))"
+    }
+
     /// `cache` when every response came fresh from the cache, `revalidated` when the rest were confirmed with 304,
     /// else `live` (any response from the server, or none at all).
     public func source(otherwise live: DataSource) -> DataSource {

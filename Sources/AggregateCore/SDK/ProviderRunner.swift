@@ -121,6 +121,9 @@ public struct ProviderRunner: Sendable {
                     now: fetcher.options.now, events: events, log: log),
                 at: 0)
             var result = await fetcher.run(provider.init(), query: query)
+            if let summary = log.summary(otherwise: result.meta.source) {
+                events(FetchEvent(provider: provider.descriptor.name, kind: .cache(summary)))
+            }
             result.meta.source = log.source(otherwise: result.meta.source)
             return result
         } catch {
