@@ -52,6 +52,7 @@ enum CompareCommand {
                 texts += context.registry.providers.compactMap { $0.descriptor.examples.first?.arguments.map(shellQuoted).joined(separator: " ") }
             }
             guard !texts.isEmpty else { throw AggregateError(.usage, "give at least one invocation, e.g. 'meetup --lat 51.5 --lon -0.13', or --all") }
+            _ = try CacheChoice(parsed)  // compare's own cache options, checked once rather than per invocation
             let settings = try SettingsSources(context: context)
             invocations = try texts.enumerated().map { index, text throws(AggregateError) in
                 (text, try invocation(text, number: index + 1, global: parsed, context: context, settings: settings))

@@ -129,6 +129,7 @@ import Testing
             (["cache", "stats", "--format", "xml"], "Error: --format must be text or json, not 'xml'"),
             (["tmdb", "search", "batman", "--cache-ttl", "-1"], "Error: tmdb: --cache-ttl must be a whole number of seconds from 0 to 31536000, not '-1'"),
             (["tmdb", "search", "batman", "--no-cache", "--refresh"], "Error: tmdb: --no-cache cannot be used with --refresh: it turns the cache off"),
+            (["compare", "tmdb search batman", "--no-cache", "--cache-ttl", "5"], "Error: --no-cache cannot be used with --cache-ttl: it turns the cache off\nUsage: aggregate compare "),
         ]
         for (arguments, message) in cases {
             let output = try run(arguments).output
