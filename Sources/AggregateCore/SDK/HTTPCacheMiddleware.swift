@@ -190,7 +190,7 @@ public struct HTTPCacheMiddleware: FetchMiddleware {
         }
         count(.miss, provider: provider)
         guard response.status == 200 else { return response }
-        if stored != nil { note("changed on the server (HTTP 200): storing the new answer", provider) }
+        if stored?.canRevalidate == true { note("changed on the server: HTTP 200 rather than 304", provider) }
         store(response, url: request.url, shown: shown, exchange: exchange, key: key, at: answered)
         return response
     }
