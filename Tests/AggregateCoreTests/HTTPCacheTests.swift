@@ -255,6 +255,24 @@ import Testing
         #expect(sent.values.count == 2, "the 304 renewed the answer for another 60 s")
     }
 
+    @Test func aRunIsFromTheCacheOnlyWhenNothingWentToTheServer() async throws {
+        let transport = FakeTransport { request in HTTPResponse(status: 200, headers: ["ETag": "\"1\""], body: Data("{}".utf8), url: request.url) }
+        let exchange = FetchExchange(provider: "test", origin: URL(string: "https://api.example.org")!)
+        let get = HTTPRequest(method: "GET", url: URL(string: "https://api.example.org/config")!)
+        let post = HTTPRequest(method: "POST", url: URL(string: "https://api.example.org/graphql")!, body: Data("{}".utf8))
+        func run(_ requests: [HTTPRequest]) async throws -> (DataSource, String?) {
+            let log = HTTPCacheRunLog()
+            let cache = HTTPCacheMiddleware(
+                settings: HTTPCacheSettings(root: root), freshness: .standard, operation: nil, now: { Date() }, events: { _ in }, log: log)
+            for request in requests { _ = try await FetchChain([cache], transport: transport).send(request, exchange: exchange) }
+            return (log.source(otherwise: .live), log.summary(otherwise: .live))
+        }
+        #expect(try await run([get]) == (.live, "source: live (1 answer from the server)"))
+        #expect(try await run([get]) == (.cache, "source: cache (1 answer fresh from the cache, none from the server)"))
+        #expect(try await run([get, post]) == (.live, "source: live (1 answer fresh from the cache, 1 answer from the server)"), "a GraphQL read is a POST: sent")
+        #expect(try await run([post]) == (.live, nil), "a run of POSTs alone never met the cache")
+    }
+
     @Test func endpointsWinOverOperationsAndMatchWholeSegments() {
         let freshness = CacheFreshness(defaultSeconds: 300, operations: ["search": 600], endpoints: [.init("/configuration", seconds: 86_400)])
         let base = URL(string: "https://api.themoviedb.org/3")!

@@ -35,6 +35,8 @@ public final class HTTPCacheRunLog: @unchecked Sendable {
     private var hits = 0
     private var revalidations = 0
     private var sent = 0
+    /// Requests that are not GETs: never cached, but sent, so the run's answers are not all from the cache.
+    private var uncacheable = 0
     private var warnedAboutWriting = false
 
     /// Creates an empty log.
@@ -48,6 +50,12 @@ public final class HTTPCacheRunLog: @unchecked Sendable {
         case .revalidated: revalidations += 1
         case .miss: sent += 1
         }
+    }
+
+    func recordUncacheable() {
+        lock.lock()
+        uncacheable += 1
+        lock.unlock()
     }
 
     /// True the first time only: one warning per run about a cache that cannot be written is enough.
@@ -64,7 +72,9 @@ public final class HTTPCacheRunLog: @unchecked Sendable {
         let source = self.source(otherwise: live)
         lock.lock()
         defer { lock.unlock() }
+        // Runs of POSTs alone (GraphQL) never met the cache: nothing to tell.
         guard hits + revalidations + sent > 0 else { return nil }
+        let sent = self.sent + uncacheable
         func answers(_ count: Int) -> String { count == 1 ? "1 answer" : "\(count) answers" }
         let parts = [
             hits > 0 ? "\(answers(hits)) fresh from the cache" : nil,
@@ -79,7 +89,7 @@ public final class HTTPCacheRunLog: @unchecked Sendable {
     public func source(otherwise live: DataSource) -> DataSource {
         lock.lock()
         defer { lock.unlock() }
-        if sent > 0 || hits + revalidations == 0 { return live }
+        if sent + uncacheable > 0 || hits + revalidations == 0 { return live }
         return revalidations > 0 ? .revalidated : .cache
     }
 }
@@ -125,6 +135,7 @@ public struct HTTPCacheMiddleware: FetchMiddleware {
         let provider = exchange.provider
         guard request.method.uppercased() == "GET" else {
             let response = try await next(request, exchange)
+            log.recordUncacheable()
             if Self.changesServer(request, exchange: exchange), response.isSuccess { forgetAnswers(of: provider) }
             return response
         }
