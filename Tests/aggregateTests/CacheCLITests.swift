@@ -232,6 +232,13 @@ import Testing
         #expect(set.stderr.contains("providers.kiva.cacheTTL: --cache-ttl must be a whole number of seconds from 0 to 31536000, not '-5'"), "\(set.stderr)")
     }
 
+    @Test func describeShowsHowLongAnswersStayFresh() throws {
+        let text = try run(["describe", "tmdb"]).output.stdout
+        #expect(text.contains("Cache                   GET answers stay fresh for 1 h; popular, search: 10 min;\n                        /configuration: 1 day (or the API's shorter max-age)\n"), "\(text)")
+        let json = try JSONParser().parse(try run(["describe", "twitter", "--format", "json"]).output.stdout)
+        #expect(json["cacheFreshness"] == ["defaultSeconds": 60, "operations": .object([:]), "endpoints": [["pathPrefix": "/2/users/by/username", "seconds": 86_400]]])
+    }
+
     @Test func theTextViewOfCompareSaysWhereAnswersCameFrom() throws {
         _ = try run(["tmdb", "search", "batman"])
         let text = try run(["compare", "tmdb search batman", "kiva newest --api rest --limit 3"]).output.stdout

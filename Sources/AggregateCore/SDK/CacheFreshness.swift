@@ -52,6 +52,24 @@ public struct CacheFreshness: Sendable, Equatable {
         return (defaultSeconds, "the provider's default of \(Self.describe(defaultSeconds))")
     }
 
+    /// For `aggregate describe`: `1 h; search, popular: 10 min; /configuration: 1 day`.
+    public var summary: String {
+        var parts = [Self.describe(defaultSeconds)]
+        let byTime = Dictionary(grouping: operations.keys.sorted()) { operations[$0]! }
+        for seconds in byTime.keys.sorted() { parts.append("\(byTime[seconds]!.joined(separator: ", ")): \(Self.describe(seconds))") }
+        parts += endpoints.map { "\($0.pathPrefix): \(Self.describe($0.seconds))" }
+        return parts.joined(separator: "; ")
+    }
+
+    /// The declaration as JSON, in the shape a provider definition would carry it.
+    public var jsonValue: JSONValue {
+        [
+            "defaultSeconds": .int(Int(defaultSeconds)),
+            "operations": .object(JSONObject(operations.keys.sorted().map { .init($0, .int(Int(operations[$0]!))) })),
+            "endpoints": .array(endpoints.map { ["pathPrefix": .string($0.pathPrefix), "seconds": .int(Int($0.seconds))] }),
+        ]
+    }
+
     /// `url`'s path with the base URL's path removed (`/3/configuration` below `/3` is `/configuration`).
     static func relativePath(of url: URL, below baseURL: URL) -> String {
         var base = baseURL.path
