@@ -5,23 +5,15 @@
 #   1. each provider's first example alone (live code path, against the sandbox), RUNS times;
 #   2. `aggregate compare --all` (the same invocations, concurrently), RUNS times.
 # Prints the median wall time of each and the ratio compare / slowest single provider. Target: <= 1.2.
+# Every run passes --no-cache: repeated runs would otherwise be answered by the disk cache (Benchmarks/cache.sh).
 #
 # Usage: Benchmarks/compare-fanout.sh [RUNS]    (default 5; builds release first)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs="${1:-5}"
 
-swift build -c release --product aggregate >/dev/null
-bin="$(swift build -c release --show-bin-path)/aggregate"
-log="$(mktemp)"
-data="$(mktemp -d)"
-trap 'kill "$sandbox" 2>/dev/null || true; wait "$sandbox" 2>/dev/null || true; rm -rf "$log" "$data"' EXIT
-
-"$bin" sandbox --port 0 --latency 300 --data-dir "$data" 2>"$log" &
-sandbox=$!
-for _ in $(seq 50); do grep -q "Press Ctrl-C" "$log" && break; sleep 0.1; done
-# The banner lists, per provider, its base URL variable and the sandbox's demo credentials.
-while read -r assignment; do export "$assignment"; done < <(sed -n 's/^  [a-z0-9-]*: //p' "$log" | tr ' ' '\n')
+trap 'stop_latency_sandbox' EXIT
+source Benchmarks/latency-sandbox.sh 300
 
 now_ms() { date +%s%3N; }
 median() { sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
@@ -43,11 +35,11 @@ slowest=0
 slowest_name=""
 for example in "${examples[@]}"; do
     eval "args=($example)"
-    times=$(for _ in $(seq "$runs"); do time_ms "$bin" "${args[@]}" --quiet --format json; done | median)
+    times=$(for _ in $(seq "$runs"); do time_ms "$bin" "${args[@]}" --quiet --format json --no-cache; done | median)
     printf '  %-60s %6d ms\n' "aggregate $example" "$times"
     if [ "$times" -gt "$slowest" ]; then slowest=$times; slowest_name=$example; fi
 done
-compare=$(for _ in $(seq "$runs"); do time_ms "$bin" compare --all --quiet --format json; done | median)
+compare=$(for _ in $(seq "$runs"); do time_ms "$bin" compare --all --quiet --format json --no-cache; done | median)
 printf '  %-60s %6d ms\n' "aggregate compare --all (${#examples[@]} providers)" "$compare"
 ratio=$(python3 -c "print(f'{$compare / $slowest:.2f}')")
 echo "slowest single provider: $slowest_name ($slowest ms)"

@@ -38,6 +38,7 @@ public struct KivaProvider: Provider, ProviderTextView {
                 name: "search", summary: "Loans matching words and filters, newest first.", itemKind: "loan",
                 declaring: [text, sector, country, gender, status]),
         ],
+        cacheFreshness: CacheFreshness(operations: ["newest": 120, "search": 600]),
         examples: [
             ProviderExample(["kiva", "newest", "--limit", "8"], "The eight most recent fundraising loans (the original tutorial's exercise)."),
             ProviderExample(

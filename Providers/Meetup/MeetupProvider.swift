@@ -32,6 +32,7 @@ public struct MeetupProvider: Provider, ProviderTextView {
         paginationStyle: "cursor (GraphQL pageInfo.endCursor) or offset via meta.next (v2)",
         options: [api.declaration],
         operations: [ProviderOperation(name: "groups", summary: "Groups near a point.", itemKind: "group", declaring: [lat, lon, radius, text])],
+        cacheFreshness: CacheFreshness(defaultSeconds: 900),
         examples: [
             ProviderExample(["meetup", "groups", "--lat", "51.509980", "--lon", "-0.133700"], "Groups near Piccadilly Circus, London (the original tutorial's query)."),
             ProviderExample(["meetup", "--lat", "48.8566", "--lon", "2.3522", "--radius", "10", "--limit", "5"], "Five groups within 10 miles of Paris."),

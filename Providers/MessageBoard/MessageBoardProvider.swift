@@ -26,6 +26,7 @@ public struct MessageBoardProvider: Provider, ProviderTextView {
                 summary: "Posts a new message dated now (UTC) and shows it as the board saved it. Never retried automatically.",
                 itemKind: "message", declaring: [name, message], writes: true),
         ],
+        cacheFreshness: CacheFreshness(defaultSeconds: 30),
         examples: [
             ProviderExample(["messageboard", "list"], "Every message on the sandbox board, newest first (the tutorial's list)."),
             ProviderExample(["messageboard", "list", "--limit", "3"], "The three newest messages."),

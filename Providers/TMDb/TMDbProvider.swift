@@ -35,6 +35,7 @@ public struct TMDbProvider: Provider, ProviderTextView {
                 summary: "One movie with its details, director(s) and cast; the text view lists the first \(TMDbTextView.defaultCastLines) cast members, or --limit N of them.",
                 itemKind: "movie", declaring: [id]),
         ],
+        cacheFreshness: CacheFreshness(defaultSeconds: 3600, operations: ["search": 600, "popular": 600], endpoints: [.init("/configuration", seconds: 86_400)]),
         examples: [
             ProviderExample(["tmdb", "search", "the amazing spider-man"], "The original tutorial's search: both Amazing Spider-Man films."),
             ProviderExample(["tmdb", "movie", "1930"], "The Amazing Spider-Man with its director and cast, as the original tutorial's movie JSON shows it."),

@@ -35,6 +35,7 @@ public struct TwitterProvider: Provider, ProviderTextView {
                     name: "timeline", summary: "A user's most recent posts, newest first (the API serves the last 3,200 at most).",
                     itemKind: "tweet", declaring: [username, exclude])
             ],
+            cacheFreshness: CacheFreshness(defaultSeconds: 60, endpoints: [.init("/2/users/by/username", seconds: 86_400)]),
             examples: [
                 ProviderExample(["twitter", "orbitalnotes", "--limit", "5"], "The last five posts of @orbitalnotes (the original tutorial's query)."),
                 ProviderExample(

@@ -74,6 +74,8 @@ public struct FetchEvent: Sendable, Equatable {
         case waitingForRateLimit(seconds: Double, budget: String)
         /// Something worth telling even without `--verbose`, e.g. paging stopped by a guard.
         case warning(String)
+        /// What the disk cache did with a request and why (for `--verbose`).
+        case cache(String)
         /// The run finished with this many items.
         case finished(items: Int)
         /// The run failed.

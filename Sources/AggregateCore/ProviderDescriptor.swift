@@ -34,12 +34,15 @@ public struct ProviderDescriptor: Sendable {
     public var settingVariables: [String] = []
     /// The request budgets the API publishes, which the rate limiter keeps to (none: no limiter for this provider).
     public var rateBudgets: [RateBudget] = []
+    /// How long its answers stay fresh in the disk cache (``HTTPCacheMiddleware``).
+    public var cacheFreshness: CacheFreshness = .standard
 
     /// Creates a descriptor.
     public init(
         name: String, displayName: String, summary: String, docsURL: String, defaultBaseURL: String?,
         baseURLVariables: [String] = [], auth: [AuthVariable], authStyle: String, paginationStyle: String,
-        options: [Parameter] = [], operations: [ProviderOperation], examples: [ProviderExample], rateBudgets: [RateBudget] = []
+        options: [Parameter] = [], operations: [ProviderOperation], cacheFreshness: CacheFreshness = .standard, examples: [ProviderExample],
+        rateBudgets: [RateBudget] = []
     ) {
         self.rateBudgets = rateBudgets
         self.name = name
@@ -53,6 +56,7 @@ public struct ProviderDescriptor: Sendable {
         self.paginationStyle = paginationStyle
         self.options = options
         self.operations = operations
+        self.cacheFreshness = cacheFreshness
         self.examples = examples
     }
 

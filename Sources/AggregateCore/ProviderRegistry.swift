@@ -61,6 +61,8 @@ public struct ProviderRegistry: Sendable {
 public struct SandboxRouter: Sendable {
     /// The providers served.
     public let registry: ProviderRegistry
+    /// Answers conditional GETs (validators, `304`), for as long as the router lives.
+    private let conditional = SandboxConditional()
 
     /// Creates a router.
     public init(registry: ProviderRegistry) { self.registry = registry }
@@ -89,7 +91,7 @@ public struct SandboxRouter: Sendable {
                 baseURL: candidate.mount.isEmpty ? serverURL : serverURL.appendingEndpoint(candidate.mount),
                 now: now, store: store, settings: settings, requestCounter: requestCounter)
             if let response = candidate.provider.sandboxResponse(for: routed, context: context) {
-                return (candidate.provider.providerName, response)
+                return (candidate.provider.providerName, conditional.apply(candidate.provider.sandboxCaching, request: request, response: response, now: now))
             }
         }
         let body: JSONValue = [

@@ -6,11 +6,15 @@ public enum DataSource: String, Sendable {
     case live
     /// The bundled sandbox data (`--offline`).
     case offline
+    /// The disk cache, with no request sent: every response was fresh there.
+    case cache
+    /// The disk cache, after the server confirmed the stored responses with `304 Not Modified`.
+    case revalidated
 }
 
 /// Figures about how a result was fetched.
 public struct ResultMeta: Sendable, Equatable {
-    /// Live or offline.
+    /// Live, offline, cache or revalidated.
     public var source: DataSource
     /// HTTP exchanges made, retries and redirects included.
     public var requests: Int

@@ -142,10 +142,16 @@ public protocol SandboxProviding: Sendable {
     /// the root go to the one provider whose pattern matches; overlapping claims are refused when the
     /// registry is built.
     static var sandboxPaths: [SandboxPathPattern] { get }
+
+    /// The cache validators the real API sends, so conditional requests are answered as it does (default:
+    /// ``SandboxCaching/etag``, the choice where an API's documentation is silent).
+    static var sandboxCaching: SandboxCaching { get }
 }
 
 extension SandboxProviding {
     public static var sandboxPaths: [SandboxPathPattern] { [] }
+
+    public static var sandboxCaching: SandboxCaching { .etag }
 
     public static func sandboxFaultResponse(status: Int, request: SandboxRequest, context: SandboxContext) -> SandboxResponse? {
         nil
@@ -271,25 +277,7 @@ public final class SandboxStore: Sendable {
 
     /// Writes `data` to a file that must not exist yet, and flushes it to disk before returning.
     private func writeFlushed(_ data: Data, toNewFile path: String) throws {
-        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-        guard descriptor >= 0 else {
-            throw AggregateError(.config, "cannot write \(path): \(String(cString: strerror(errno)))")
-        }
-        defer { close(descriptor) }
-        var failure: Int32 = 0
-        data.withUnsafeBytes { (buffer: UnsafeRawBufferPointer) in
-            var offset = 0
-            while offset < buffer.count {
-                let written = write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    failure = errno
-                    return
-                }
-                offset += written
-            }
-        }
-        if failure == 0, fsync(descriptor) != 0 { failure = errno }
+        let failure = writeNewFile(data, at: path, mode: 0o644, flush: true)
         guard failure == 0 else {
             throw AggregateError(.config, "cannot write \(path): \(String(cString: strerror(failure)))")
         }

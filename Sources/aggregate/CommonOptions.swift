@@ -32,6 +32,8 @@ struct CommonOptions: Sendable, Equatable {
     var given: Set<String> = []
     /// `--no-rate-limit`, `--record DIR` and `--replay DIR` (see ``RunTools``).
     var tools = RunToolOptions()
+    /// `--no-cache`, `--refresh` and `--cache-ttl`: how live runs use the disk cache.
+    var cache = CacheChoice()
 
     static let specs: [OptionSpec] = [
         ProviderRunner.Settings.optionSpec("limit"),
@@ -46,7 +48,7 @@ struct CommonOptions: Sendable, Equatable {
         OptionSpec("sort", valueName: "FIELD", help: "Sort the items after fetching by a field, e.g. createdAt, -createdAt (newest first), title, metrics.<name>."),
         OptionSpec("profile", valueName: "NAME", help: "Use this profile of the config file (default: $AGGREGATE_PROFILE)."),
         OptionSpec("raw", arity: .flag, help: "Print the raw response body instead (several pages as a JSON array)."),
-    ] + RunToolOptions.specs + [
+    ] + RunToolOptions.specs + CacheChoice.specs + [
         OptionSpec("help", short: "h", arity: .flag, help: "Show help information."),
     ]
 
@@ -71,6 +73,11 @@ struct CommonOptions: Sendable, Equatable {
         offline = offline || outer.offline
         verbose = verbose || outer.verbose
         given.formUnion(taken)
+        // The cache options go together: an invocation that makes any cache choice keeps all of its own.
+        if given.isDisjoint(with: CacheChoice.names) {
+            cache = outer.cache
+            given.formUnion(outer.given.intersection(CacheChoice.names))
+        }
         try runSettings.checkCombination()
     }
 
@@ -102,6 +109,7 @@ struct CommonOptions: Sendable, Equatable {
             sort = try ItemSort(parsing: text)
         }
         tools = try RunToolOptions(parsed)
+        cache = try CacheChoice(parsed)
         if raw, fields != nil || sort != nil {
             throw AggregateError(.usage, "--fields and --sort shape items; they cannot be used with --raw")
         }

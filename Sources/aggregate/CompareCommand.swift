@@ -13,7 +13,7 @@ enum CompareCommand {
         CommonOptions.spec("verbose", help: "Trace requests, responses and retries on stderr."),
         CommonOptions.spec("quiet", help: "No progress lines or notes on stderr."),
         CommonOptions.spec("profile", help: "Use this profile of the config file for every invocation."),
-    ] + RunToolOptions.specs + [
+    ] + RunToolOptions.specs + CacheChoice.specs + [
         CommonOptions.spec("help", help: "Show help information."),
     ]
 

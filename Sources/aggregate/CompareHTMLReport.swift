@@ -52,7 +52,7 @@ enum CompareHTMLReport {
         }
         let facts: [(String, String)] = [
             ("items", String(result.items.count)),
-            ("requests", String(result.meta.requests)),
+            ("requests", String(result.meta.requests) + ComparisonText.cacheNote(result)),
             ("pages", String(result.meta.pages)),
             ("received", ByteCount.describe(result.meta.bytes)),
             ("time", ComparisonText.milliseconds(result.meta.elapsedMs)),

@@ -76,7 +76,7 @@ enum ComparisonText {
             ("", [TextLayout.truncate(row.invocation, to: width)]),
             ("status", [result.error == nil ? "ok" : "failed"]),
             ("items", [String(result.items.count)]),
-            ("requests/pages", ["\(result.meta.requests) / \(result.meta.pages)"]),
+            ("requests/pages", ["\(result.meta.requests) / \(result.meta.pages)\(cacheNote(result))"]),
             ("received", [ByteCount.describe(result.meta.bytes)]),
             ("time", [milliseconds(result.meta.elapsedMs)]),
             ("auth", TextLayout.wrap(row.authStyle, width: width)),
@@ -121,7 +121,7 @@ enum ComparisonText {
             if let error = result.error {
                 lines += TextLayout.wrap("failed: " + error.message, width: width)
             } else {
-                lines += TextLayout.wrap("ok · \(result.items.count) items · \(result.meta.requests) requests, \(result.meta.pages) pages · \(ByteCount.describe(result.meta.bytes)) · \(milliseconds(result.meta.elapsedMs))", width: width)
+                lines += TextLayout.wrap("ok · \(result.items.count) items · \(result.meta.requests) requests\(cacheNote(result)), \(result.meta.pages) pages · \(ByteCount.describe(result.meta.bytes)) · \(milliseconds(result.meta.elapsedMs))", width: width)
             }
             lines += TextLayout.wrap("auth: \(row.authStyle)", width: width)
             lines += TextLayout.wrap("pagination: \(row.paginationStyle)", width: width)
@@ -130,6 +130,11 @@ enum ComparisonText {
             lines += row.firstTitles().map { TextLayout.truncate("• " + $0, to: width) }
             return lines.joined(separator: "\n") + "\n"
         }.joined(separator: "\n")
+    }
+
+    /// ` (cache)` or ` (revalidated)` when the disk cache answered, so 0 requests is not mistaken for nothing done.
+    static func cacheNote(_ result: ProviderResult) -> String {
+        [.cache, .revalidated].contains(result.meta.source) ? " (\(result.meta.source.rawValue))" : ""
     }
 
     static func milliseconds(_ value: Double) -> String {

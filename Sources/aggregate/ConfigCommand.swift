@@ -14,7 +14,7 @@ enum ConfigCommand {
         ],
         options: [OptionSpec("help", short: "h", arity: .flag, help: "Show help information.")],
         discussion: """
-            Settings: api, baseURL, limit, format, timeout, allowHTTP, and credentials (per provider). Precedence: \
+            Settings: api, baseURL, limit, format, timeout, allowHTTP, cache, cacheTTL, and credentials (per provider). Precedence: \
             command-line options, then environment variables, then the profile (--profile NAME or AGGREGATE_PROFILE), \
             then the file, then built-in defaults; --verbose says where each setting came from. set and unset check \
             the result and write the file atomically with mode 600. The shape is Schemas/config.schema.json.
@@ -75,7 +75,7 @@ enum ConfigCommand {
     /// The typed JSON value for a setting: numbers for limit and timeout, booleans for allowHTTP, text otherwise.
     static func value(for path: [String], text: String) throws(AggregateError) -> JSONValue {
         switch path.last {
-        case "limit", "timeout":
+        case "limit", "timeout", "cacheTTL":
             // Plain decimal only, as on the command line: other text (0x10, nan) is not a JSON number either.
             // Ranges are checked with the rest of the file, which names the file and the key.
             guard let value = DecimalText.number(text) else {
@@ -83,8 +83,8 @@ enum ConfigCommand {
             }
             // Written in JSON's form: `+5`, `.25` and `3.` are decimal to a user but not JSON numbers.
             return .number(JSONNumberFormat.text(for: value))
-        case "allowHTTP":
-            guard let flag = Bool(text.lowercased()) else { throw AggregateError(.usage, "config: allowHTTP must be true or false, not '\(text)'") }
+        case "allowHTTP", "cache":
+            guard let flag = Bool(text.lowercased()) else { throw AggregateError(.usage, "config: \(path.last!) must be true or false, not '\(text)'") }
             return .bool(flag)
         default:
             return .string(text)

@@ -24,11 +24,15 @@ struct ProviderSettings: Sendable, Equatable {
     var timeout: TimeInterval?
     /// Allows plain `http://` to the base URL's host (a LAN server). See ``CommonOptions/allowHTTP``.
     var allowHTTP: Bool?
+    /// `false` turns the disk cache off, as `--no-cache` does.
+    var cache: Bool?
+    /// Seconds answers stay fresh in the disk cache, as `--cache-ttl`.
+    var cacheTTL: Int?
     /// By the descriptor's variable name, e.g. `MEETUP_TOKEN`.
     var credentials: [String: CredentialSource] = [:]
 
     /// The keys a settings object accepts, in the order `config show` and the schema list them.
-    static let keys = ["api", "baseURL", "limit", "format", "timeout", "allowHTTP", "credentials"]
+    static let keys = ["api", "baseURL", "limit", "format", "timeout", "allowHTTP", "cache", "cacheTTL", "credentials"]
 }
 
 /// `$XDG_CONFIG_HOME/aggregate/config.json`: defaults per provider, and named profiles of them.
@@ -213,6 +217,10 @@ private struct ConfigReader {
                 case "allowHTTP":
                     guard case .bool(let flag) = member.value else { throw fail(key, "must be true or false") }
                     settings.allowHTTP = flag
+                case "cache":
+                    guard case .bool(let flag) = member.value else { throw fail(key, "must be true or false") }
+                    settings.cache = flag
+                case "cacheTTL": settings.cacheTTL = try CacheChoice.ttl(from: scalarText(member.value, key))
                 case "credentials":
                     guard let provider else { throw fail(key, "credentials differ by provider: set them under providers.<name>") }
                     settings.credentials = try credentials(member.value, path: key, provider: provider)

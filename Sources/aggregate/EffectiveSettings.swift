@@ -78,6 +78,20 @@ extension CommonOptions {
             origins.append(SettingOrigin(key: "allowHTTP", value: String(value), source: source))
         }
 
+        // The cache: --no-cache, --refresh or --cache-ttl on the command line turn it on or off whatever the file says.
+        if given.contains("no-cache") || given.contains("refresh") || given.contains("cache-ttl") {
+            origins.append(SettingOrigin(key: "cache", value: String(!cache.disabled), source: commandLine))
+        } else if let (value, source) = fromLayers(\.cache) {
+            cache.disabled = !value
+            origins.append(SettingOrigin(key: "cache", value: String(value), source: source))
+        }
+        if given.contains("cache-ttl") {
+            origins.append(SettingOrigin(key: "cacheTTL", value: String(Int(cache.ttl ?? 0)), source: commandLine))
+        } else if !cache.disabled, let (value, source) = fromLayers(\.cacheTTL) {
+            cache.ttl = TimeInterval(value)
+            origins.append(SettingOrigin(key: "cacheTTL", value: String(value), source: source))
+        }
+
         for variable in descriptor.auth.map(\.name) {
             if let value = environment[variable], !value.isEmpty {
                 origins.append(SettingOrigin(key: variable, value: SecretPreview.masked(value), source: "environment (\(variable))"))

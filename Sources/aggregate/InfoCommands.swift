@@ -72,6 +72,7 @@ enum InfoCommands {
         text += HelpText.row("Base URL", "\(base); override with --base-url or \(descriptor.baseURLVariable)", column, width)
         text += HelpText.row("Auth", descriptor.authStyle, column, width)
         text += HelpText.row("Pagination", descriptor.paginationStyle, column, width)
+        text += HelpText.row("Cache", "GET answers stay fresh for \(descriptor.cacheFreshness.summary) (or the API's shorter max-age)", column, width)
         if !descriptor.auth.isEmpty {
             text += "\nENVIRONMENT:\n"
             for variable in descriptor.auth { text += HelpText.row("  " + variable.name, variable.usage, column, width) }
@@ -136,6 +137,7 @@ enum InfoCommands {
             "auth": .array(descriptor.auth.map { ["name": .string($0.name), "usage": .string($0.usage)] }),
             "authStyle": .string(descriptor.authStyle),
             "paginationStyle": .string(descriptor.paginationStyle),
+            "cacheFreshness": descriptor.cacheFreshness.jsonValue,
             "options": .array(descriptor.options.map(parameterJSON)),
             "operations": .array(descriptor.operations.map { operation in
                 [

@@ -64,6 +64,8 @@ struct Context: Sendable {
     var terminal: Terminal
     /// Where the sandbox keeps state (the message board's messages).
     var dataDirectory: URL
+    /// The cache root (``CacheLocation``), or `nil` for no disk cache (in-process tests unless they set one).
+    var cacheDirectory: URL? = nil
     /// The live transport (tests may inject another).
     var makeTransport: @Sendable () -> any HTTPTransport = { URLSessionTransport() }
     /// Waits between retries; tests replace it so that retries run without waiting (`nil`: really wait).
@@ -107,9 +109,11 @@ struct InvocationRunner: Sendable {
 
     /// Runs one invocation to a result (failures included, never thrown), shaped by `--fields` and `--sort`.
     func run(_ invocation: ProviderInvocation, cache: RunCache = RunCache(), transport: (any HTTPTransport)? = nil) async -> ProviderResult {
+        var settings = invocation.common.runSettings
+        settings.cache = invocation.common.cache.settings(root: context.cacheDirectory)
         let result = await runner.run(
             invocation.provider, operation: invocation.operation.name, parameters: invocation.parameters,
-            settings: invocation.common.runSettings, environment: invocation.common.providerEnvironment(context.environment),
+            settings: settings, environment: invocation.common.providerEnvironment(context.environment),
             cache: cache, transport: transport)
         return invocation.common.shape(result)
     }
@@ -132,6 +136,8 @@ struct EventPrinter: Sendable {
             console.err("\(prefix): retrying in \(String(format: "%.1f", seconds)) s after \(reason) (retry \(retry) of \(of))\n")
         case .waitingForRateLimit(let seconds, let budget) where verbose:
             console.err("\(prefix): \(RunTools.waitText(seconds: seconds, budget: budget))\n")
+        case .cache(let message) where verbose:
+            console.err("\(prefix): cache: \(message)\n")
         case .warning(let message) where !quiet:
             console.err("warning: \(prefix): \(message)\n")
         default:

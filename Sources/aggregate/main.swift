@@ -23,6 +23,7 @@ do {
 let context = Context(
     registry: registry, environment: environment, console: .standard,
     terminal: .current(environment: environment),
-    dataDirectory: Context.defaultDataDirectory(environment: environment))
+    dataDirectory: Context.defaultDataDirectory(environment: environment),
+    cacheDirectory: CacheLocation.root(environment: environment))
 let code = await App(context: context).run(Array(CommandLine.arguments.dropFirst()))
 exit(code.rawValue)

@@ -26,7 +26,7 @@ struct Binary {
         if env["XDG_CONFIG_HOME"] == nil {  // never the developer's own config file
             env["XDG_CONFIG_HOME"] = FileManager.default.temporaryDirectory.appendingPathComponent("aggregate-config-\(UUID().uuidString)").path
         }
-        if env["XDG_CACHE_HOME"] == nil {  // never the developer's own rate-limit state or cache
+        if env["XDG_CACHE_HOME"] == nil {  // never the developer's own cache or rate-limit state, and no answers shared between runs
             env["XDG_CACHE_HOME"] = FileManager.default.temporaryDirectory.appendingPathComponent("aggregate-cache-\(UUID().uuidString)").path
         }
         if env["XDG_DATA_HOME"] == nil {

@@ -88,7 +88,7 @@ import AggregateSandbox
         #expect(bad.stderr.hasPrefix("Error: config: \(folder.file.path): providers.kiva.limit: --limit must be a whole number from 1 to 10000, not '0'\n"))
         let unknown = try folder.run(["config", "set", "providers.kiva.colour", "red"])
         #expect(unknown.status == 64)
-        #expect(unknown.stderr.contains("providers.kiva.colour: unknown setting; valid: api, baseURL, limit, format, timeout, allowHTTP, credentials"))
+        #expect(unknown.stderr.contains("providers.kiva.colour: unknown setting; valid: api, baseURL, limit, format, timeout, allowHTTP, cache, cacheTTL, credentials"))
         #expect(try folder.run(["config", "unset", "providers.kiva.nothing"]).status == 64)
         #expect(after == (try JSONParser().parse(String(contentsOf: folder.file, encoding: .utf8))), "failed edits leave the file as it was")
     }

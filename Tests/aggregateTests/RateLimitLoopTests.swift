@@ -11,7 +11,8 @@ import Testing
 /// `AGGREGATE_KIVA_RATE_LIMIT`, so a minute's budget plays out in a fraction of a second.
 @Suite(.serialized) struct RateLimitLoopTests {
     let cache = FileManager.default.temporaryDirectory.appendingPathComponent("aggregate-ratelimit-loop-\(UUID().uuidString)").path
-    let arguments = ["kiva", "newest", "--api", "rest", "--limit", "1", "--format", "json"]
+    // --no-cache: the disk cache would answer the repeats with no request at all; these runs test the limiter.
+    let arguments = ["kiva", "newest", "--api", "rest", "--limit", "1", "--format", "json", "--no-cache"]
 
     func loop(_ count: Int, sandbox: LoopbackSandbox, extra: [String: String] = [:], options: [String] = []) throws -> [Binary.Output] {
         var environment = ["AGGREGATE_KIVA_BASE_URL": sandbox.url + "/kiva", "XDG_CACHE_HOME": cache, "TZ": "UTC"]

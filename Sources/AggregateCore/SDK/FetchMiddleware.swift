@@ -30,6 +30,10 @@ public struct FetchExchange: Sendable {
 /// on its way out and the response on its way back, and calls `next` zero or more times. Retry, redirects,
 /// the deadline, the size cap and the events are steps; a cache, a rate limiter or a recorder slot in the same way
 /// (``FetchOptions/middlewares``), without touching providers.
+///
+/// Order (outermost first): the disk cache (``HTTPCacheMiddleware``, first of ``FetchOptions/middlewares``, so a
+/// fresh hit spends no rate budget and sends nothing, and a revalidation goes through every later step like any
+/// request), then the caller's other middlewares, then retry, redirect, events, size cap and deadline.
 public protocol FetchMiddleware: Sendable {
     /// Handles `request`, passing it on with `next`.
     func intercept(

@@ -26,6 +26,8 @@ public struct ProviderRunner: Sendable {
         public var allowHTTP: Bool
         /// Whether results keep every page's raw body (`--raw`); without it only the items stay in memory.
         public var keepsRawBodies: Bool
+        /// The disk cache for live runs, or `nil` for none (the default; `--no-cache`). Offline runs never use it.
+        public var cache: HTTPCacheSettings?
 
         /// Creates settings with the command line's defaults.
         public init(
@@ -61,6 +63,8 @@ public struct ProviderRunner: Sendable {
     public var recorder: CassetteRecorder?
     /// Answers every request from a cassette instead of the network (`--replay DIR`).
     public var replayer: CassetteReplayer?
+    /// The clock, when not the real one (tests: the cache's freshness without waiting).
+    public var clock: (@Sendable () -> Date)?
 
     /// Creates a runner.
     public init(
@@ -106,6 +110,7 @@ public struct ProviderRunner: Sendable {
         var options = FetchOptions(timeout: settings.timeout, events: events, keepsRawBodies: settings.keepsRawBodies)
         options.allowHTTP = settings.allowHTTP
         if let retrySleep { options.sleep = retrySleep }
+        if let clock { options.now = clock }
         if settings.offline {
             return Fetcher(transport: SandboxTransport(registry: registry, store: sandboxStore), options: options, source: .offline, cache: cache)
         }
@@ -121,12 +126,26 @@ public struct ProviderRunner: Sendable {
             let query = try query(provider, operation: operation, parameters: parameters, settings: settings, environment: environment)
             var fetcher = fetcher(settings: settings, cache: cache, transport: replayer == nil ? transport : NoNetworkTransport())
             try addRunSteps(to: &fetcher.options, provider: provider.descriptor, query: query, settings: settings)
+            // The cache goes first, so a hit spends nothing (no rate budget, no retry, no request). A recorded or
+            // replayed run bypasses it: the cassette must hold, and answer, every exchange.
+            let log = HTTPCacheRunLog()
+            if let cacheSettings = settings.cache, !settings.offline, recorder == nil, replayer == nil {
+                fetcher.options.middlewares.insert(
+                    HTTPCacheMiddleware(
+                        settings: cacheSettings, freshness: provider.descriptor.cacheFreshness, operation: operation,
+                        now: fetcher.options.now, events: events, log: log),
+                    at: 0)
+            }
             var result = await fetcher.run(provider.init(), query: query)
             do {
                 try recorder?.save()
             } catch where result.error == nil {
                 result.error = error.attributed(to: provider.descriptor.name)
             }
+            if let summary = log.summary(otherwise: result.meta.source) {
+                events(FetchEvent(provider: provider.descriptor.name, kind: .cache(summary)))
+            }
+            result.meta.source = log.source(otherwise: result.meta.source)
             return result
         } catch {
             return ProviderResult(
