@@ -17,13 +17,25 @@ import Testing
     @Test(arguments: allProviders.map { $0.descriptor.name })
     func everyProviderWorksOverIPv6Loopback(_ name: String) async throws {
         let provider = try ProviderRegistry(allProviders, sandboxes: allSandboxes).require(name)
-        let sandbox = try LoopbackSandbox(host: "::1")
+        let (sandbox, guardedPort) = try ipv6SandboxWithItsIPv4PortHeld()
         let url = "http://[::1]:\(sandbox.server.port)"
         let output = await runFirstExample(of: provider, baseURL: url)
+        withExtendedLifetime(guardedPort) {}
         #expect(output.code == .success, "\(output.stderr)")
         #expect(output.stderr.isEmpty)
         #expect(!output.stdout.isEmpty)
         #expect(sandbox.server.requestCount > 0, "the requests went to the server on ::1")
+    }
+
+    /// A sandbox on `::1` whose port number is also held, unlistened, on 127.0.0.1. The transport reaches `[::1]`
+    /// as `localhost`, which libcurl may also try over IPv4; with the IPv4 port held, that attempt is refused
+    /// instead of reaching another test's sandbox that happens to have the same port number on 127.0.0.1.
+    func ipv6SandboxWithItsIPv4PortHeld() throws -> (LoopbackSandbox, IPv4PortHold) {
+        for _ in 0..<20 {
+            let sandbox = try LoopbackSandbox(host: "::1")
+            if let hold = IPv4PortHold(port: UInt16(sandbox.server.port)) { return (sandbox, hold) }
+        }
+        throw AggregateError(.config, "no port was free on both ::1 and 127.0.0.1")
     }
 
     @Test(arguments: [("0.0.0.0", "0.0.0.0"), ("::", "[::]")])
@@ -37,9 +49,12 @@ import Testing
     }
 
     @Test func aPostThatNeverConnectedSaysNothingWasSent() async throws {
-        let port = try LoopbackSandbox(host: "::1").server.port  // free once the sandbox is gone
+        let (sandbox, guardedPort) = try ipv6SandboxWithItsIPv4PortHeld()
+        let port = sandbox.server.port
+        sandbox.server.stop()  // the port is free on ::1 now, and held (refusing) on 127.0.0.1
         let output = await CLIHarness(environment: ["MESSAGEBOARD_URL": "http://[::1]:\(port)"])
             .run(["messageboard", "post", "--name", "Ana", "--message", "hello"])
+        withExtendedLifetime(guardedPort) {}
         #expect(output.code == .failure)
         #expect(output.stderr.hasSuffix("; nothing was sent\n"), "\(output.stderr)")
         #expect(!output.stderr.contains("may or may not"))
@@ -72,4 +87,28 @@ import Testing
         #expect(PlainHTTP.isAllowed(URL(string: "http://192.168.1.20:3000")!, allowHTTP: true))
         #expect(!PlainHTTP.isAllowed(URL(string: "ftp://127.0.0.1")!, allowHTTP: true))
     }
+}
+
+/// A TCP socket bound to 127.0.0.1:`port` without listening, so connections to it are refused; closed on deinit.
+final class IPv4PortHold {
+    private let descriptor: Int32
+
+    init?(port: UInt16) {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { return nil }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = port.bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard bound == 0 else {
+            close(fd)
+            return nil
+        }
+        descriptor = fd
+    }
+
+    deinit { close(descriptor) }
 }
