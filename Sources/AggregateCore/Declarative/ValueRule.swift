@@ -94,8 +94,10 @@ public struct ValueRule: Sendable, Equatable {
 
 extension ValueRule.Source {
     init(reading reader: DefinitionReader) throws(DefinitionProblem) {
-        if case .string = reader.value {
-            self.init(origin: .path(try reader.jsonPath()), transforms: [], dateFormat: nil, separator: ", ", oneOf: nil)
+        if case .string(let text) = reader.value {
+            // A string with a placeholder is a template (`{message}: {errors[0].field}`), any other a JSON path.
+            let origin: Origin = text.contains("{") ? .template(try reader.template(namesArePaths: true)) : .path(try reader.jsonPath())
+            self.init(origin: origin, transforms: [], dateFormat: nil, separator: ", ", oneOf: nil)
             return
         }
         let fields = try reader.object(allowed: ValueRule.objectFields)
