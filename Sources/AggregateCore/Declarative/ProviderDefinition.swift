@@ -165,8 +165,8 @@ public struct ProviderDefinition: Sendable {
         let examples = try top["examples"]?.array().map { (entry) throws(DefinitionProblem) -> ProviderExample in
             let fields = try entry.object(allowed: ["arguments", "summary"], required: ["arguments", "summary"])
             let arguments = try fields.required("arguments").array(minimum: 1).map { (word) throws(DefinitionProblem) in try word.string(nonEmpty: false) }
-            guard arguments.first == name else { throw fields.required("arguments").problem("must start with the provider's name '\(name)'") }
-            return ProviderExample(arguments, try fields.required("summary").string(), file: "provider.json", line: 1)
+            // The first word is the provider: a renamed copy (`"name": "gh2"`) keeps working examples.
+            return ProviderExample([name] + arguments.dropFirst(), try fields.required("summary").string(), file: "provider.json", line: 1)
         } ?? []
         var samples: [String: [String]] = [:]
         for (operation, files) in try top["samples"]?.members() ?? [] {

@@ -61,6 +61,14 @@ import Testing
         #expect(definition.descriptor.authStyle == "none")
     }
 
+    @Test func examplesBelongToTheProviderEvenInARenamedCopy() throws {
+        var document = Self.valid()
+        document["name"] = "gh2"
+        document["examples"] = [["arguments": ["bookshelf", "search", "swift"], "summary": "Swift books."]]
+        let definition = try ProviderDefinition(json: JSONWriter().data(.object(document)))
+        #expect(definition.descriptor.examples.map(\.arguments) == [["gh2", "search", "swift"]])
+    }
+
     @Test func invalidJSONNamesTheDocument() throws {
         do {
             _ = try ProviderDefinition(json: Data(#"{"name": "x",}"#.utf8))
@@ -93,7 +101,7 @@ import Testing
         ("auth", [["variable": "TOKEN", "in": "query"]], "/auth/0", "misses 'parameter'"),
         ("textView", ["line": "{title} {stars}"], "/textView/line", "'{stars}' is not an item field"),
         ("samples", ["find": ["a.json"]], "/samples/find", "'find' is not an operation"),
-        ("examples", [["arguments": ["other", "search"], "summary": "x"]], "/examples/0/arguments", "must start with the provider's name 'bookshelf'"),
+        ("examples", [["arguments": [], "summary": "x"]], "/examples/0/arguments", "must hold at least 1 element"),
         ("errors", ["statusKinds": ["42": "usage"]], "/errors/statusKinds/42", "is not an HTTP status"),
     ] as [(String, JSONValue?, String, String)])
     func eachMistakeNamesItsPointer(_ path: String, _ value: JSONValue?, _ pointer: String, _ words: String) throws {
