@@ -329,10 +329,10 @@ public struct ProviderDefinition: Sendable {
             allowed = ["kind", "parameter", "pageSize", "pageSizeParameter", "totalCountPath", "maxPages", "maxResults"]
             required = ["parameter", "pageSize"]
         case .cursor:
-            allowed = ["kind", "parameter", "pageSize", "pageSizeParameter", "totalCountPath", "maxPages", "maxResults", "cursorPath"]
+            allowed = ["kind", "parameter", "pageSize", "pageSizeParameter", "totalCountPath", "cursorPath"]
             required = ["parameter", "cursorPath"]
         case .link:
-            allowed = ["kind", "pageSize", "pageSizeParameter", "totalCountPath", "maxPages", "maxResults"]
+            allowed = ["kind", "pageSize", "pageSizeParameter", "totalCountPath", "maxResults"]
             required = []
         case .none:
             allowed = ["kind", "totalCountPath"]
