@@ -60,7 +60,7 @@ enum NormalizeCommand {
             for (number, body) in bodies.enumerated() where items.count < limit {
                 do {
                     let response = HTTPResponse(status: 200, body: body)
-                    let (page, repairs) = try JSONParseNotes.collecting { try provider.init().normalize(response, for: query) }
+                    let (page, repairs) = try JSONParseNotes.collecting { try provider.normalize(response, for: query) }
                     items += page.items.prefix(limit - items.count)
                     notes.replacedSurrogates += repairs.replacedSurrogates
                 } catch {
@@ -85,7 +85,7 @@ enum NormalizeCommand {
 
     /// The query a normalizer sees: the operation's defaults, and the plan `configure` records (API variant), made
     /// with the emulator's stand-in credentials from `sandboxes`.
-    static func query(_ provider: any Provider.Type, operation: ProviderOperation, sandboxes: ProviderRegistry) throws(AggregateError) -> Query {
+    static func query(_ provider: any RunnableProvider, operation: ProviderOperation, sandboxes: ProviderRegistry) throws(AggregateError) -> Query {
         let descriptor = provider.descriptor
         var parameters = JSONObject()
         for parameter in descriptor.options + operation.parameters {
@@ -97,7 +97,7 @@ enum NormalizeCommand {
             environment: sandboxes.sandbox(named: descriptor.name)?.sandboxEnvironment ?? [:])
         query.source = .offline
         do {
-            try provider.init().configure(&query)
+            try provider.configure(&query)
         } catch {
             // Configuration only checks credentials and picks variants; the sandbox's stand-ins satisfy it.
         }

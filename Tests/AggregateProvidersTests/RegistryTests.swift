@@ -8,8 +8,7 @@ import AggregateSandbox
 /// Guards that every provider folder is registered exactly once, and that every descriptor is usable.
 @Suite struct RegistryTests {
     @Test func registryHoldsExactlyTheProviderFolders() throws {
-        let folders = try FileManager.default.contentsOfDirectory(atPath: TestPaths.packageRoot.appendingPathComponent("Providers").path)
-            .filter { !$0.hasPrefix(".") }
+        let folders = ProviderFolders.swift
         let registered = allProviders.map { String(describing: $0).replacingOccurrences(of: "Provider", with: "") }
         #expect(Set(folders) == Set(registered), "Providers/ and allProviders must list the same providers")
         #expect(try ProviderRegistry(allProviders, sandboxes: allSandboxes).names.count == folders.count)
@@ -51,7 +50,7 @@ import AggregateSandbox
 
     @Test func everyFolderHasOneEmulatorAndTheEmulatorsImportNoClient() throws {
         let root = TestPaths.packageRoot.appendingPathComponent("Providers")
-        let folders = try FileManager.default.contentsOfDirectory(atPath: root.path).filter { !$0.hasPrefix(".") }
+        let folders = ProviderFolders.swift
         #expect(Set(folders.map { $0 + "Sandbox" }) == Set(allSandboxes.map { String(describing: $0) }), "Providers/ and allSandboxes must agree")
         let registry = try ProviderRegistry(allProviders, sandboxes: allSandboxes)
         #expect(Set(registry.sandboxes.map { $0.providerName }) == Set(registry.names))
@@ -69,7 +68,7 @@ import AggregateSandbox
     @Test func sampleDataSourcesAreUpToDate() throws {
         let root = TestPaths.packageRoot.appendingPathComponent("Providers")
         let rewrite = ProcessInfo.processInfo.environment["AGGREGATE_WRITE_GENERATED"] == "1"
-        for folder in try FileManager.default.contentsOfDirectory(atPath: root.path).filter({ !$0.hasPrefix(".") }).sorted() {
+        for folder in ProviderFolders.swift {
             let target = root.appendingPathComponent("\(folder)/Sandbox/Generated/SampleData.swift")
             let wanted = try SampleDataSource.render(provider: folder, folder: root.appendingPathComponent("\(folder)/SampleData"))
             if rewrite {
@@ -166,7 +165,7 @@ enum SampleDataSource {
     ])
     func theListMatchesTheFolders(_ path: String, _ suffix: String, _ list: String, _ type: String, _ doc: String) throws {
         let file = TestPaths.packageRoot.appendingPathComponent(path)
-        let folders = try FileManager.default.contentsOfDirectory(atPath: Self.providers.path).filter { !$0.hasPrefix(".") }.sorted()
+        let folders = ProviderFolders.swift
         let kept = Self.listed(file, suffix: suffix).filter(folders.contains)
         let names = kept + folders.filter { !kept.contains($0) }
         let wanted = Self.render(names: names, suffix: suffix, list: list, type: type, doc: doc)

@@ -60,7 +60,7 @@ final class RecordingSandboxTransport: HTTPTransport, @unchecked Sendable {
 /// moves: freshness, revalidation with 304, --refresh, --cache-ttl, writes, damaged entries and secrets.
 @Suite final class HTTPCacheRunTests {
     static let registry = try! ProviderRegistry(allProviders, sandboxes: allSandboxes)
-    static func provider(_ name: String) -> any Provider.Type { registry.provider(named: name)! }
+    static func provider(_ name: String) -> any RunnableProvider { registry.provider(named: name)! }
     static let tmdbToken = registry.sandbox(named: "tmdb")!.sandboxEnvironment["TMDB_ACCESS_TOKEN"]!
     static let tmdbKey = registry.sandbox(named: "tmdb")!.sandboxEnvironment["TMDB_API_KEY"]!
     static let meetupKey = registry.sandbox(named: "meetup")!.sandboxEnvironment["MEETUP_API_KEY"]!
@@ -78,7 +78,7 @@ final class RecordingSandboxTransport: HTTPTransport, @unchecked Sendable {
     var cacheNotes: [String] { events.values.compactMap { if case .cache(let text) = $0.kind { return text } else { return nil } } }
 
     func run(
-        _ provider: any Provider.Type, _ operation: String, _ parameters: JSONObject, environment: [String: String] = [:],
+        _ provider: any RunnableProvider, _ operation: String, _ parameters: JSONObject, environment: [String: String] = [:],
         cache: HTTPCacheSettings.Mode? = .normal, ttl: TimeInterval? = nil
     ) async -> ProviderResult {
         let name = provider.descriptor.name

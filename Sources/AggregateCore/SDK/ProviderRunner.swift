@@ -86,7 +86,7 @@ public struct ProviderRunner: Sendable {
     /// The query for one invocation; `environment` is what the provider may read (default: the runner's).
     /// - Throws: configuration errors, e.g. a bad base URL.
     public func query(
-        _ provider: any Provider.Type, operation: String, parameters: JSONObject, settings: Settings, environment: [String: String]? = nil
+        _ provider: any RunnableProvider, operation: String, parameters: JSONObject, settings: Settings, environment: [String: String]? = nil
     ) throws(AggregateError) -> Query {
         let descriptor = provider.descriptor
         let baseURL = settings.offline
@@ -117,9 +117,19 @@ public struct ProviderRunner: Sendable {
         return Fetcher(transport: transport ?? makeTransport(), options: options, source: .live, cache: cache)
     }
 
-    /// Runs one invocation to a result (failures included, never thrown).
+    /// Runs one invocation of a Swift provider to a result (failures included, never thrown).
     public func run(
         _ provider: any Provider.Type, operation: String, parameters: JSONObject, settings: Settings = Settings(),
+        environment: [String: String]? = nil, cache: RunCache = RunCache(), transport: (any HTTPTransport)? = nil
+    ) async -> ProviderResult {
+        await run(
+            provider.init() as any RunnableProvider, operation: operation, parameters: parameters, settings: settings, environment: environment,
+            cache: cache, transport: transport)
+    }
+
+    /// Runs one invocation to a result (failures included, never thrown).
+    public func run(
+        _ provider: any RunnableProvider, operation: String, parameters: JSONObject, settings: Settings = Settings(),
         environment: [String: String]? = nil, cache: RunCache = RunCache(), transport: (any HTTPTransport)? = nil
     ) async -> ProviderResult {
         do {
@@ -136,7 +146,7 @@ public struct ProviderRunner: Sendable {
                         now: fetcher.options.now, events: events, log: log),
                     at: 0)
             }
-            var result = await fetcher.run(provider.init(), query: query)
+            var result = await fetcher.run(provider, query: query)
             do {
                 try recorder?.save()
             } catch where result.error == nil {
