@@ -9,8 +9,15 @@ import PackageDescription
 let providerNames: [String] = {
     let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Providers").path
     let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
-    return names.filter { !$0.hasPrefix(".") }.sorted()
+    return names.filter { !$0.hasPrefix(".") && !isDefinitionFolder("\(folder)/\($0)") }.sorted()
 }()
+
+/// A provider folder holding `provider.json` and no Swift file is a declarative provider: it makes no target; its
+/// definition and samples are embedded by the generated files that `DefinitionEmbeddingTests` keeps up to date.
+func isDefinitionFolder(_ path: String) -> Bool {
+    let files = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
+    return files.contains("provider.json") && !files.contains { $0.hasSuffix(".swift") }
+}
 let providerTargets: [Target.Dependency] = providerNames.map { .target(name: "\($0)Provider") }
 let sandboxTargets: [Target.Dependency] = providerNames.map { .target(name: "\($0)Sandbox") }
 

@@ -95,12 +95,14 @@ public enum ProviderScaffold {
         }
     }
 
-    /// The Swift provider folders under `Providers/`: every folder that is not a definition (`provider.json`).
+    /// The Swift provider folders under `Providers/`, told apart as `Package.swift` does: a folder holding
+    /// `provider.json` and no Swift file is a definition; every other one is a Swift provider.
     public static func swiftProviderFolders(_ providersFolder: URL) -> [String] {
-        let folders = (try? FileManager.default.contentsOfDirectory(atPath: providersFolder.path)) ?? []
+        let manager = FileManager.default
+        let folders = (try? manager.contentsOfDirectory(atPath: providersFolder.path)) ?? []
         return folders.filter { folder in
-            !folder.hasPrefix(".")
-                && !FileManager.default.fileExists(atPath: providersFolder.appendingPathComponent("\(folder)/provider.json").path)
+            let files = (try? manager.contentsOfDirectory(atPath: providersFolder.appendingPathComponent(folder).path)) ?? []
+            return !folder.hasPrefix(".") && !(files.contains("provider.json") && !files.contains { $0.hasSuffix(".swift") })
         }.sorted()
     }
 }

@@ -9,8 +9,7 @@ import AggregateSandbox
 /// Guards that every provider folder is registered exactly once, and that every descriptor is usable.
 @Suite struct RegistryTests {
     @Test func registryHoldsExactlyTheProviderFolders() throws {
-        let folders = try FileManager.default.contentsOfDirectory(atPath: TestPaths.packageRoot.appendingPathComponent("Providers").path)
-            .filter { !$0.hasPrefix(".") }
+        let folders = ProviderFolders.swift
         let registered = allProviders.map { String(describing: $0).replacingOccurrences(of: "Provider", with: "") }
         #expect(Set(folders) == Set(registered), "Providers/ and allProviders must list the same providers")
         #expect(try ProviderRegistry(allProviders, sandboxes: allSandboxes).names.count == folders.count)
@@ -52,7 +51,7 @@ import AggregateSandbox
 
     @Test func everyFolderHasOneEmulatorAndTheEmulatorsImportNoClient() throws {
         let root = TestPaths.packageRoot.appendingPathComponent("Providers")
-        let folders = try FileManager.default.contentsOfDirectory(atPath: root.path).filter { !$0.hasPrefix(".") }
+        let folders = ProviderFolders.swift
         #expect(Set(folders.map { $0 + "Sandbox" }) == Set(allSandboxes.map { String(describing: $0) }), "Providers/ and allSandboxes must agree")
         let registry = try ProviderRegistry(allProviders, sandboxes: allSandboxes)
         #expect(Set(registry.sandboxes.map { $0.providerName }) == Set(registry.names))
@@ -70,7 +69,7 @@ import AggregateSandbox
     @Test func sampleDataSourcesAreUpToDate() throws {
         let root = TestPaths.packageRoot.appendingPathComponent("Providers")
         let rewrite = ProcessInfo.processInfo.environment["AGGREGATE_WRITE_GENERATED"] == "1"
-        for folder in try FileManager.default.contentsOfDirectory(atPath: root.path).filter({ !$0.hasPrefix(".") }).sorted() {
+        for folder in ProviderFolders.swift {
             let target = root.appendingPathComponent("\(folder)/Sandbox/Generated/SampleData.swift")
             let wanted = try GeneratedSources.sampleData(provider: folder, folder: root.appendingPathComponent("\(folder)/SampleData"))
             if rewrite {
@@ -95,7 +94,7 @@ import AggregateSandbox
     func theListMatchesTheFolders(_ path: String) throws {
         let list = try #require(GeneratedSources.UmbrellaList.allCases.first { $0.path == path })
         let file = TestPaths.packageRoot.appendingPathComponent(path)
-        let folders = try FileManager.default.contentsOfDirectory(atPath: Self.providers.path).filter { !$0.hasPrefix(".") }
+        let folders = ProviderFolders.swift
         let wanted = list.render(current: (try? String(contentsOf: file, encoding: .utf8)) ?? "", folders: folders)
         if ProcessInfo.processInfo.environment["AGGREGATE_WRITE_GENERATED"] == "1" { try Data(wanted.utf8).write(to: file) }
         let current = try? String(contentsOf: file, encoding: .utf8)
