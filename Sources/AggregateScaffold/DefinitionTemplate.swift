@@ -26,7 +26,7 @@ enum DefinitionTemplate {
                 "parameters": [
                   {"name": "query", "positional": true, "required": true, "valueName": "WORDS", "help": "Words of the title."}
                 ],
-                "request": {"path": "/v1/\(name.name)/search", "query": {"q": "{query}"}},
+                "request": {"path": "/api/\(name.name)/search", "query": {"q": "{query}"}},
                 "pagination": {"kind": "pageNumber", "parameter": "page", "firstPage": 1, "pageSize": \(pageSize), "totalPagesPath": "total_pages", "totalCountPath": "total_results"},
                 "records": "results",
                 "item": {

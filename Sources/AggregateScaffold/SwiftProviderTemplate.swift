@@ -63,10 +63,10 @@ enum SwiftProviderTemplate {
 
                 public func operation(named name: String, plan: Void) -> any APIOperation<Void> { Search() }
 
-                /// `GET /v1/\(name.name)/search?q=&page=`: 10 records a page, with `total_pages`.
+                /// `GET /api/\(name.name)/search?q=&page=`: 10 records a page, with `total_pages`.
                 struct Search: APIOperation {
                     func request(_ call: Call<Void>, cursor: String?, remaining: Int) throws -> HTTPRequestSpec {
-                        HTTPRequestSpec(url: call.url("/v1/\(name.name)/search", [("q", call[words]), ("page", cursor ?? "1")]))
+                        HTTPRequestSpec(url: call.url("/api/\(name.name)/search", [("q", call[words]), ("page", cursor ?? "1")]))
                     }
 
                     func normalize(_ response: HTTPResponse, _ call: Call<Void>) throws -> Page {
@@ -106,11 +106,11 @@ enum SwiftProviderTemplate {
             public import AggregateCore
             import Foundation
 
-            /// The \(type) API's emulator: `GET /v1/\(name.name)/search` over `SampleData/records.json`, with its auth and errors.
+            /// The \(type) API's emulator: `GET /api/\(name.name)/search` over `SampleData/records.json`, with its auth and errors.
             public enum \(type)Sandbox: RoutedSandbox {
                 public static let providerName = "\(name.name)"
                 public static let sandboxEnvironment = ["\(name.environmentPrefix)_TOKEN": "sandbox-\(name.name)-token"]
-                public static let routes = SandboxRoutes([SandboxRoute("GET", "/v1/\(name.name)/search", search)])
+                public static let routes = SandboxRoutes([SandboxRoute("GET", "/api/\(name.name)/search", search)])
 
                 static let records: [JSONValue] = (try? JSONParser().parse(\(type)SampleData.recordsJSON))?.array ?? []
 

@@ -7,8 +7,8 @@ import Foundation
 enum NewProviderCommand: CLICommand {
     static let options: [OptionSpec] = [
         OptionSpec("swift", arity: .flag, help: "A Swift provider in this package: Providers/<Name>/ with its emulator, sample, README and a golden-file test."),
-        OptionSpec("definition", arity: .flag, help: "A provider definition (the default): provider.json with a sample, in the package or as a run-time file."),
-        OptionSpec("dir", valueName: "PATH", help: "Where to write: the package (default: the current folder), or for a run-time definition any folder (default: the config folder's providers/)."),
+        OptionSpec("definition", arity: .flag, help: "A provider definition (the default): a run-time file with samples, or provider.json in the package when --dir is the package."),
+        OptionSpec("dir", valueName: "PATH", help: "Where to write. --swift: the package (default: the current folder). --definition: the package, or any folder for a run-time file (default: the config folder's providers/)."),
         OptionSpec("help", short: "h", arity: .flag, help: "Show this help."),
     ]
 
@@ -20,7 +20,7 @@ enum NewProviderCommand: CLICommand {
         discussion: """
             --swift writes Providers/<Name>/ (client, emulator, SampleData/records.json, README.md), a golden-file test under Tests/AggregateProvidersTests/<Name>/, and adds the provider to the two generated umbrella lists. Run it in a checkout of the package (or pass --dir).
 
-            --definition writes Providers/<Name>/provider.json with SampleData/ when --dir (or the current folder) is the package, else <name>.json and <name>-samples/ in the folder of run-time definitions ($XDG_CONFIG_HOME/aggregate/providers, or --dir), which aggregate reads at start without a rebuild.
+            --definition writes <name>.json and <name>-samples/ in the folder of run-time definitions ($XDG_CONFIG_HOME/aggregate/providers, or --dir), which aggregate reads at start without a rebuild; when --dir is the package it writes Providers/<Name>/provider.json with SampleData/ instead, compiled in by the next build.
 
             A name that a provider or command already has, or that is not a valid name, is refused (exit 64); nothing is written then. Exit codes: 0 written; 64 usage error; 78 the files cannot be written.
             """)
@@ -34,14 +34,13 @@ enum NewProviderCommand: CLICommand {
             let name = try ScaffoldName(validating: word)
             let taken = context.registry.names + App.commands.map(\.name)
             let directory = parsed.value("dir").map { URL(fileURLWithPath: $0) }
-            let current = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
             let plan: ScaffoldPlan
             if parsed.has("swift") {
-                let root = try ProviderScaffold.packageRoot(directory ?? current)
+                let root = try ProviderScaffold.packageRoot(directory ?? URL(fileURLWithPath: FileManager.default.currentDirectoryPath))
                 try ProviderScaffold.checkUnused(name, taken: taken, providersFolder: root.appendingPathComponent("Providers"))
                 plan = try ProviderScaffold.swiftProvider(name, packageRoot: root)
             } else {
-                plan = try definitionPlan(name, taken: taken, directory: directory, current: current, environment: context.environment)
+                plan = try definitionPlan(name, taken: taken, directory: directory, environment: context.environment)
             }
             try plan.write()
             context.console.out(report(name, plan: plan))
@@ -51,12 +50,12 @@ enum NewProviderCommand: CLICommand {
         }
     }
 
-    /// In the package (the `--dir` or current folder holds `Package.swift` and `Providers/`): a compiled-in definition;
-    /// anywhere else: a run-time definition in `--dir` or the config folder's `providers/`.
+    /// When `--dir` is the package (it holds `Package.swift` and `Providers/`): a compiled-in definition; else a
+    /// run-time definition in `--dir` or the config folder's `providers/`.
     static func definitionPlan(
-        _ name: ScaffoldName, taken: [String], directory: URL?, current: URL, environment: [String: String]
+        _ name: ScaffoldName, taken: [String], directory: URL?, environment: [String: String]
     ) throws(AggregateError) -> ScaffoldPlan {
-        if let root = try? ProviderScaffold.packageRoot(directory ?? current) {
+        if let directory, let root = try? ProviderScaffold.packageRoot(directory) {
             try ProviderScaffold.checkUnused(name, taken: taken, providersFolder: root.appendingPathComponent("Providers"))
             return try ProviderScaffold.builtInDefinition(name, packageRoot: root)
         }
