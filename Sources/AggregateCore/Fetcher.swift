@@ -151,8 +151,8 @@ public struct Fetcher: Sendable {
     }
 
     /// Runs `provider` for `query` and returns its result; never throws (failures are in `result.error`).
-    public func run(_ provider: any Provider, query initialQuery: Query) async -> ProviderResult {
-        let name = type(of: provider).descriptor.name
+    public func run(_ provider: any RunnableProvider, query initialQuery: Query) async -> ProviderResult {
+        let name = provider.descriptor.name
         let started = Date()
         let stats = FetchStatistics()
         var query = initialQuery
@@ -191,8 +191,8 @@ public struct Fetcher: Sendable {
     }
 
     /// The redactor for a run: every credential variable the provider declares, plus any credential it attaches.
-    public static func redactor(for provider: any Provider, query: Query) -> Redactor {
-        let names = type(of: provider).descriptor.auth.map(\.name)
+    public static func redactor(for provider: any RunnableProvider, query: Query) -> Redactor {
+        let names = provider.descriptor.auth.map(\.name)
         return Redactor(secrets: names.compactMap { query.environment[$0] })
     }
 }
@@ -223,7 +223,7 @@ private struct Collected {
 
 private struct Run: Sendable {
     let fetcher: Fetcher
-    let provider: any Provider
+    let provider: any RunnableProvider
     let stats: FetchStatistics
     let redactor: Redactor
 
@@ -234,7 +234,7 @@ private struct Run: Sendable {
         return FetchChain.standard(fetcher.transport, options: options, statistics: stats) { provider.retryDelay(for: $0, now: $1) }
     }
 
-    var name: String { type(of: provider).descriptor.name }
+    var name: String { provider.descriptor.name }
     var options: FetchOptions { fetcher.options }
 
     func emit(_ kind: FetchEvent.Kind) { options.events(FetchEvent(provider: name, kind: kind)) }
@@ -365,7 +365,7 @@ private struct Run: Sendable {
     private func interrupted(_ error: AggregateError, spec: HTTPRequestSpec, attempt: Int, query: Query) -> AggregateError {
         var final = error
         if !spec.isIdempotent, error.requestMayHaveBeenSent {
-            let descriptor = type(of: provider).descriptor
+            let descriptor = provider.descriptor
             let check = descriptor.operations.first { !$0.writes }.map { " Check with 'aggregate \(descriptor.name) \($0.name)'." } ?? ""
             let what = error.kind == .timeout ? error.message : "the connection failed after the request was sent (\(error.message))"
             final.message = "\(what), so \(provider.interruptedWriteOutcome(for: query)); it was not retried.\(check)"

@@ -1,16 +1,36 @@
 public import Foundation
 
 /// An immutable list of providers with lookup by name. Build it once and pass it to what needs it.
+///
+/// Providers are values (``RunnableProvider``): Swift providers and definitions read at run time alike. Each has
+/// an origin (``ProviderOrigin``); a definition that could not be read is kept as a ``BrokenProvider``, which fails
+/// only when it is used.
 public struct ProviderRegistry: Sendable {
     /// The providers, in the order given.
-    public let providers: [any Provider.Type]
+    public let providers: [any RunnableProvider]
     /// The emulators served by the sandbox and `--offline` (none for an app that only fetches).
-    public let sandboxes: [any SandboxProviding.Type]
+    public let sandboxes: [any SandboxServing]
+    /// Where each provider comes from, by name.
+    public let origins: [String: ProviderOrigin]
+    /// The definitions that could not be read, in the order found.
+    public let broken: [BrokenProvider]
 
-    /// Creates a registry.
+    /// Creates a registry of Swift providers.
     /// - Throws: ``AggregateError`` of kind `config` when two providers share a name, a name is not lower-case,
     ///   an emulator has no provider, or two emulators claim overlapping root paths (``SandboxProviding/sandboxPaths``).
     public init(_ providers: [any Provider.Type], sandboxes: [any SandboxProviding.Type] = []) throws {
+        try self.init(
+            providers: providers.map { $0.init() }, sandboxes: sandboxes.map(SandboxOfType.init),
+            origins: Dictionary(providers.map { ($0.descriptor.name, .builtInSwift) }, uniquingKeysWith: { first, _ in first }))
+    }
+
+    /// Creates a registry of provider values with their emulators, origins (default: built-in Swift) and broken
+    /// definitions.
+    /// - Throws: as ``init(_:sandboxes:)``.
+    public init(
+        providers: [any RunnableProvider], sandboxes: [any SandboxServing] = [], origins: [String: ProviderOrigin] = [:],
+        broken: [BrokenProvider] = []
+    ) throws {
         var seen: Set<String> = []
         for provider in providers {
             let name = provider.descriptor.name
@@ -31,10 +51,12 @@ public struct ProviderRegistry: Sendable {
         try Self.checkSandboxPaths(sandboxes)
         self.providers = providers
         self.sandboxes = sandboxes
+        self.origins = origins
+        self.broken = broken
     }
 
     /// The emulator of the provider named `name`, when the registry serves one.
-    public func sandbox(named name: String) -> (any SandboxProviding.Type)? {
+    public func sandbox(named name: String) -> (any SandboxServing)? {
         sandboxes.first { $0.providerName == name }
     }
 
@@ -42,17 +64,62 @@ public struct ProviderRegistry: Sendable {
     public var names: [String] { providers.map { $0.descriptor.name } }
 
     /// The provider named `name`, or `nil`.
-    public func provider(named name: String) -> (any Provider.Type)? {
+    public func provider(named name: String) -> (any RunnableProvider)? {
         providers.first { $0.descriptor.name == name }
     }
 
+    /// Where the provider named `name` comes from (built-in Swift unless said otherwise).
+    public func origin(of name: String) -> ProviderOrigin { origins[name] ?? .builtInSwift }
+
+    /// The broken definition named `name` (one that could not be read, or that would shadow another provider).
+    public func brokenProvider(named name: String) -> BrokenProvider? { broken.first { $0.name == name } }
+
     /// The provider named `name`.
-    /// - Throws: a `usage` error that lists the valid names.
-    public func require(_ name: String) throws(AggregateError) -> any Provider.Type {
+    /// - Throws: the broken definition's `config` error (exit 78) when that is what the name is, else a `usage`
+    ///   error that lists the valid names.
+    public func require(_ name: String) throws(AggregateError) -> any RunnableProvider {
+        // A broken definition comes first: one that shadows a built-in name must say so rather than be ignored.
+        if let broken = brokenProvider(named: name) { throw broken.error }
         guard let provider = provider(named: name) else {
             throw AggregateError(.usage, "unknown provider '\(name)'. Valid providers: \(names.joined(separator: ", ")).")
         }
         return provider
+    }
+}
+
+/// Where a provider comes from, as `aggregate providers` shows it.
+public enum ProviderOrigin: Sendable, Equatable, CustomStringConvertible {
+    /// A Swift target in `Providers/<Name>`.
+    case builtInSwift
+    /// `Providers/<Name>/provider.json`, compiled in.
+    case builtInDefinition
+    /// A definition read at run time from this file.
+    case file(String)
+
+    public var description: String {
+        switch self {
+        case .builtInSwift: return "built-in Swift"
+        case .builtInDefinition: return "built-in definition"
+        case .file(let path): return path
+        }
+    }
+}
+
+/// A definition that could not be used: its name (the file's stem when the name could not be read), its file
+/// and the one-line `config` error a run of it gives.
+public struct BrokenProvider: Sendable, Equatable {
+    /// The name it would have had.
+    public var name: String
+    /// Where it comes from.
+    public var origin: ProviderOrigin
+    /// The error (exit 78) naming the file, the JSON pointer and what is wrong.
+    public var error: AggregateError
+
+    /// Creates a broken entry.
+    public init(name: String, origin: ProviderOrigin, error: AggregateError) {
+        self.name = name
+        self.origin = origin
+        self.error = error
     }
 }
 
@@ -66,7 +133,7 @@ public struct SandboxRouter: Sendable {
     public init(registry: ProviderRegistry) { self.registry = registry }
 
     /// Which provider serves `path` (none or one), and the path as that provider sees it.
-    public func route(_ path: String) -> [(provider: any SandboxProviding.Type, path: String, mount: String)] {
+    public func route(_ path: String) -> [(provider: any SandboxServing, path: String, mount: String)] {
         let segments = path.split(separator: "/", maxSplits: 1, omittingEmptySubsequences: true)
         if let first = segments.first, let provider = registry.sandbox(named: String(first)) {
             let rest = segments.count > 1 ? "/" + segments[1] : "/"

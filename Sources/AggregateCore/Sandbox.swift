@@ -146,6 +146,42 @@ extension SandboxProviding {
     }
 }
 
+/// An emulator as a value: what the router, the sandbox server and `--offline` use. Every ``SandboxProviding``
+/// type is one (``SandboxOfType``); a definition's emulator, built at run time, is another.
+public protocol SandboxServing: Sendable {
+    /// The name of the provider it emulates (its mount point `/<name>/...`).
+    var providerName: String { get }
+    /// The credentials the sandbox accepts, used by `--offline` in place of the user's environment.
+    var sandboxEnvironment: [String: String] { get }
+    /// The paths it answers at the sandbox's root (see ``SandboxProviding/sandboxPaths``).
+    var sandboxPaths: [SandboxPathPattern] { get }
+    /// The response to `request`, or `nil` when the path is not one of this provider's.
+    func sandboxResponse(for request: SandboxRequest, context: SandboxContext) -> SandboxResponse?
+    /// The body an injected fault with `status` should carry, in this API's error shape.
+    func sandboxFaultResponse(status: Int, request: SandboxRequest, context: SandboxContext) -> SandboxResponse?
+}
+
+/// A ``SandboxProviding`` type as a ``SandboxServing`` value.
+public struct SandboxOfType: SandboxServing {
+    /// The emulator type.
+    public let type: any SandboxProviding.Type
+
+    /// Wraps `type`.
+    public init(_ type: any SandboxProviding.Type) { self.type = type }
+
+    public var providerName: String { type.providerName }
+    public var sandboxEnvironment: [String: String] { type.sandboxEnvironment }
+    public var sandboxPaths: [SandboxPathPattern] { type.sandboxPaths }
+
+    public func sandboxResponse(for request: SandboxRequest, context: SandboxContext) -> SandboxResponse? {
+        type.sandboxResponse(for: request, context: context)
+    }
+
+    public func sandboxFaultResponse(status: Int, request: SandboxRequest, context: SandboxContext) -> SandboxResponse? {
+        type.sandboxFaultResponse(status: status, request: request, context: context)
+    }
+}
+
 /// Persistent sandbox state: named JSON documents in a directory, updated under a lock and written atomically
 /// (a temporary file, then a rename), so a crash mid-write never leaves a half-written document.
 ///

@@ -41,12 +41,12 @@ public struct SandboxPathPattern: Sendable, Hashable, ExpressibleByStringLiteral
 
 extension ProviderRegistry {
     /// The emulator that owns `path` at the sandbox's root (at most one: the registry refuses overlaps).
-    public func sandboxOwner(of path: String) -> (any SandboxProviding.Type)? {
+    public func sandboxOwner(of path: String) -> (any SandboxServing)? {
         sandboxes.first { sandbox in sandbox.sandboxPaths.contains { $0.matches(path) } }
     }
 
     /// Throws when two emulators claim a root path that one request could match.
-    static func checkSandboxPaths(_ sandboxes: [any SandboxProviding.Type]) throws {
+    static func checkSandboxPaths(_ sandboxes: [any SandboxServing]) throws {
         var claimed: [(owner: String, pattern: SandboxPathPattern)] = []
         for sandbox in sandboxes {
             let name = sandbox.providerName

@@ -50,7 +50,7 @@ struct App: Sendable {
             if first.hasPrefix("-") {
                 return Diagnostics.report(AggregateError(.usage, "unknown option '\(first)'"), console: console)
             }
-            guard context.registry.provider(named: first) != nil else {
+            guard context.registry.provider(named: first) != nil || context.registry.brokenProvider(named: first) != nil else {
                 let commands = Self.commands.map(\.name).joined(separator: ", ")
                 return Diagnostics.report(
                     AggregateError(.usage, "unknown provider or command '\(first)'. Valid providers: \(context.registry.names.joined(separator: ", ")). Commands: \(commands)."),

@@ -96,7 +96,7 @@ enum AuthCommand {
         var missing: AggregateError?
         do {
             var query = try runner.query(for: invocation)
-            try invocation.provider.init().configure(&query)
+            try invocation.provider.configure(&query)
         } catch let error as AggregateError {
             missing = error
         } catch {

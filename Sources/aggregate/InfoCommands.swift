@@ -22,14 +22,27 @@ enum InfoCommands {
             guard let parsed = try providersCommand.parse(arguments, context: context) else { return .success }
             if let extra = parsed.positionals.first { throw AggregateError(.usage, "unexpected argument '\(extra)'") }
             if try wantsJSON(parsed) {
-                let list = JSONValue.array(context.registry.providers.map { descriptorJSON($0.descriptor) })
+                let list = JSONValue.array(context.registry.providers.map { provider in
+                    var entry = descriptorJSON(provider.descriptor)
+                    if case .object(var object) = entry {
+                        object.set("origin", .string(context.registry.origin(of: provider.descriptor.name).description))
+                        entry = .object(object)
+                    }
+                    return entry
+                } + context.registry.broken.map { broken in
+                    ["name": .string(broken.name), "origin": .string(broken.origin.description), "broken": .string(broken.error.message)]
+                })
                 context.console.out(JSONWriter(pretty: true).string(list) + "\n")
                 return .success
             }
             let column = (context.registry.names.map(\.count).max() ?? 8) + 4
             for provider in context.registry.providers {
                 let descriptor = provider.descriptor
-                context.console.out(HelpText.row(descriptor.name, descriptor.summary, column, context.terminal.width))
+                let origin = context.registry.origin(of: descriptor.name)
+                context.console.out(HelpText.row(descriptor.name, "[\(origin)] \(descriptor.summary)", column, context.terminal.width))
+            }
+            for broken in context.registry.broken {
+                context.console.out(HelpText.row(broken.name, "[\(broken.origin)] BROKEN: \(broken.error.message)", column, context.terminal.width))
             }
             return .success
         } catch {

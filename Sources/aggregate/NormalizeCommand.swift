@@ -59,7 +59,7 @@ enum NormalizeCommand {
             var notes = JSONParseNotes()
             for (number, body) in bodies.enumerated() where items.count < limit {
                 do {
-                    let page = try provider.init().normalize(HTTPResponse(status: 200, body: body), for: query)
+                    let page = try provider.normalize(HTTPResponse(status: 200, body: body), for: query)
                     items += page.items.prefix(limit - items.count)
                 } catch {
                     throw shapeError(error, body: body, name: bodies.count > 1 ? "\(source), page \(number + 1)" : source, provider: descriptor.name)
@@ -84,7 +84,7 @@ enum NormalizeCommand {
 
     /// The query a normalizer sees: the operation's defaults, and the plan `configure` records (API variant), made
     /// with the emulator's stand-in credentials from `sandboxes`.
-    static func query(_ provider: any Provider.Type, operation: ProviderOperation, sandboxes: ProviderRegistry) throws(AggregateError) -> Query {
+    static func query(_ provider: any RunnableProvider, operation: ProviderOperation, sandboxes: ProviderRegistry) throws(AggregateError) -> Query {
         let descriptor = provider.descriptor
         var parameters = JSONObject()
         for parameter in descriptor.options + operation.parameters {
@@ -96,7 +96,7 @@ enum NormalizeCommand {
             environment: sandboxes.sandbox(named: descriptor.name)?.sandboxEnvironment ?? [:])
         query.source = .offline
         do {
-            try provider.init().configure(&query)
+            try provider.configure(&query)
         } catch {
             // Configuration only checks credentials and picks variants; the sandbox's stand-ins satisfy it.
         }

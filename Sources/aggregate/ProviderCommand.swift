@@ -3,7 +3,7 @@ import Foundation
 
 /// A parsed `aggregate <provider> [operation] [arguments] [options]` command line.
 struct ProviderInvocation: Sendable {
-    let provider: any Provider.Type
+    let provider: any RunnableProvider
     let operation: ProviderOperation
     let parameters: JSONObject
     let common: CommonOptions
@@ -226,7 +226,7 @@ enum ProviderCommand {
                 return
             }
             let style = TextStyle(width: context.terminal.width, color: context.terminal.colorOnStdout)
-            console.out(invocation.provider.init().textView(result, style: style))
+            console.out(invocation.provider.textView(result, style: style))
             if !invocation.common.quiet, let note = cutAtDefaultLimitNote(result, common: invocation.common) {
                 console.err("note: \(result.provider): \(note)\n")
             }

@@ -105,7 +105,7 @@ enum TwitterArchiveCommand {
                 provider: "twitter", operation: "archive", query: query(path: path, parsed: parsed), items: kept.newestFirst(),
                 meta: ResultMeta(source: .offline, pages: layout.tweets.count), explicitLimit: limit)
             let invocation = ProviderInvocation(
-                provider: TwitterProvider.self, operation: TwitterProvider.descriptor.defaultOperation, parameters: result.query, common: common)
+                provider: TwitterProvider(), operation: TwitterProvider.descriptor.defaultOperation, parameters: result.query, common: common)
             ProviderCommand.render(result, invocation: invocation, context: context)
             return .success
         } catch {

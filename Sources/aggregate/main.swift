@@ -13,9 +13,18 @@ if CommandLine.arguments.count == 2, CommandLine.arguments[1] == "--version" {
 signal(SIGPIPE, SIG_IGN)
 
 let environment = ProcessInfo.processInfo.environment
+// `--provider-file FILE` changes which providers exist, so it is read before the registry is built.
+let (arguments, providerFiles): ([String], [String])
+do {
+    (arguments, providerFiles) = try DefinitionCatalog.extractFileOptions(Array(CommandLine.arguments.dropFirst()))
+} catch {
+    exit(Diagnostics.report(error, console: .standard).rawValue)
+}
 let registry: ProviderRegistry
 do {
-    registry = try ProviderRegistry(allProviders, sandboxes: allSandboxes)
+    registry = try ProviderRegistry.withDefinitions(
+        swift: allProviders, sandboxes: allSandboxes, builtIn: builtInDefinitions, samples: builtInDefinitionSamples,
+        files: DefinitionCatalog.runTimeFiles(environment: environment, explicit: providerFiles))
 } catch {
     FileHandle.standardError.write(Data("Error: \(error)\n".utf8))
     exit(ExitCode.failure.rawValue)
@@ -24,5 +33,5 @@ let context = Context(
     registry: registry, environment: environment, console: .standard,
     terminal: .current(environment: environment),
     dataDirectory: Context.defaultDataDirectory(environment: environment))
-let code = await App(context: context).run(Array(CommandLine.arguments.dropFirst()))
+let code = await App(context: context).run(arguments)
 exit(code.rawValue)

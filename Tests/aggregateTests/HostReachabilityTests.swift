@@ -9,7 +9,7 @@ import Testing
 /// other hosts only with `--allow-http`.
 @Suite struct HostReachabilityTests {
     /// The provider's first example against a live sandbox at `--base-url baseURL`, with the sandbox's credentials.
-    func runFirstExample(of provider: any Provider.Type, baseURL: String) async -> CLIHarness.Output {
+    func runFirstExample(of provider: any RunnableProvider, baseURL: String) async -> CLIHarness.Output {
         await CLIHarness(environment: allSandboxes.first { $0.providerName == provider.descriptor.name }?.sandboxEnvironment ?? [:])
             .run(provider.descriptor.examples[0].arguments + ["--base-url", baseURL, "--quiet"])
     }

@@ -75,7 +75,7 @@ extension APIOperation {
 /// - Every example in the descriptor must run offline; the shared test `ProviderExampleTests` runs them all.
 ///
 /// `docs/adding-a-provider.md` walks through a complete provider.
-public protocol Provider: Sendable {
+public protocol Provider: RunnableProvider {
     /// What the provider is and can do.
     static var descriptor: ProviderDescriptor { get }
 

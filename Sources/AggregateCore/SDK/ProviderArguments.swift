@@ -5,7 +5,7 @@ public import Foundation
 /// read invocations through it.
 public struct ProviderArguments: Sendable {
     /// The provider named first.
-    public var provider: any Provider.Type
+    public var provider: any RunnableProvider
     /// The operation named next, or the provider's default.
     public var operation: ProviderOperation
     /// The arguments after the provider and the operation.

@@ -75,7 +75,7 @@ public struct ProviderRunner: Sendable {
     /// The query for one invocation; `environment` is what the provider may read (default: the runner's).
     /// - Throws: configuration errors, e.g. a bad base URL.
     public func query(
-        _ provider: any Provider.Type, operation: String, parameters: JSONObject, settings: Settings, environment: [String: String]? = nil
+        _ provider: any RunnableProvider, operation: String, parameters: JSONObject, settings: Settings, environment: [String: String]? = nil
     ) throws(AggregateError) -> Query {
         let descriptor = provider.descriptor
         let baseURL = settings.offline
@@ -99,14 +99,24 @@ public struct ProviderRunner: Sendable {
         return Fetcher(transport: transport ?? makeTransport(), options: options, source: .live, cache: cache)
     }
 
-    /// Runs one invocation to a result (failures included, never thrown).
+    /// Runs one invocation of a Swift provider to a result (failures included, never thrown).
     public func run(
         _ provider: any Provider.Type, operation: String, parameters: JSONObject, settings: Settings = Settings(),
         environment: [String: String]? = nil, cache: RunCache = RunCache(), transport: (any HTTPTransport)? = nil
     ) async -> ProviderResult {
+        await run(
+            provider.init() as any RunnableProvider, operation: operation, parameters: parameters, settings: settings, environment: environment,
+            cache: cache, transport: transport)
+    }
+
+    /// Runs one invocation to a result (failures included, never thrown).
+    public func run(
+        _ provider: any RunnableProvider, operation: String, parameters: JSONObject, settings: Settings = Settings(),
+        environment: [String: String]? = nil, cache: RunCache = RunCache(), transport: (any HTTPTransport)? = nil
+    ) async -> ProviderResult {
         do {
             let query = try query(provider, operation: operation, parameters: parameters, settings: settings, environment: environment)
-            return await fetcher(settings: settings, cache: cache, transport: transport).run(provider.init(), query: query)
+            return await fetcher(settings: settings, cache: cache, transport: transport).run(provider, query: query)
         } catch {
             return ProviderResult(
                 provider: provider.descriptor.name, operation: operation, query: parameters,

@@ -1,0 +1,281 @@
+public import AggregateCore
+public import Foundation
+
+/// The emulator of a provider definition: its samples served under `/<name>/...` with the definition's auth
+/// checks, paging (page number, offset, cursor, `Link` header), rate-limit headers and error shape.
+public struct DefinitionSandbox: SandboxServing {
+    /// The definition emulated.
+    public let definition: ProviderDefinition
+    /// A sample file's text by its path as the definition lists it, or `nil` when it cannot be read.
+    public let sample: @Sendable (String) -> String?
+
+    /// Creates the emulator of `definition`, reading samples through `sample`.
+    public init(_ definition: ProviderDefinition, sample: @escaping @Sendable (String) -> String?) {
+        self.definition = definition
+        self.sample = sample
+    }
+
+    /// The emulator of a run-time definition, whose samples are files beside it.
+    public init(_ definition: ProviderDefinition, folder: URL) {
+        self.init(definition) { path in
+            (try? Data(contentsOf: folder.appendingPathComponent(path))).map { String(decoding: $0, as: UTF8.self) }
+        }
+    }
+
+    public var providerName: String { definition.name }
+
+    public var sandboxEnvironment: [String: String] {
+        Dictionary(definition.credentials.map { ($0.variable.name, $0.sandboxValue) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    /// None: a definition's emulator is mounted under `/<name>/...` only, so it never clashes with another's paths.
+    public var sandboxPaths: [SandboxPathPattern] { [] }
+
+    public func sandboxResponse(for request: SandboxRequest, context: SandboxContext) -> SandboxResponse? {
+        let matching = definition.operations.filter { SamplePath.matches($0.path, request.path) }
+        guard !matching.isEmpty else { return nil }
+        guard let operation = matching.first(where: { $0.method == request.method }) else {
+            return error(405, "\(request.method) is not allowed on \(request.path)", context: context)
+        }
+        if let rejected = checkCredentials(request, context: context) { return rejected }
+        guard let files = definition.samples[operation.descriptor.name] else {
+            return error(404, "the definition of \(definition.name) lists no samples for '\(operation.descriptor.name)'", context: context)
+        }
+        let pages = SamplePages(operation: operation, files: files, sample: sample)
+        do throws(SandboxExit) {
+            var response = try pages.response(for: request, context: context) { status, message in error(status, message, context: context) }
+            for (name, value) in rateLimitHeaders(exhausted: false, now: context.now) where response.headers[name] == nil {
+                response.headers.add(name, value)
+            }
+            return response
+        } catch {
+            return error.response
+        }
+    }
+
+    public func sandboxFaultResponse(status: Int, request: SandboxRequest, context: SandboxContext) -> SandboxResponse? {
+        error(status, HTTPStatus.reason(status), context: context)
+    }
+
+    // MARK: Parts
+
+    /// A 401 in the definition's shape when a credential is missing (and required) or not the sandbox's value.
+    private func checkCredentials(_ request: SandboxRequest, context: SandboxContext) -> SandboxResponse? {
+        var sentAny = false
+        for credential in definition.credentials {
+            let sent: String?
+            switch credential.variable.placement {
+            case .bearer?: sent = request.bearerToken
+            case .queryParameter(let name)?: sent = request.queryValue(name)
+            case .header(let name)?: sent = request.headers[name]
+            case nil: sent = nil
+            }
+            guard let sent else { continue }
+            guard sent == credential.sandboxValue else { return error(401, "the credential in \(credential.variable.name) was rejected", context: context) }
+            sentAny = true
+        }
+        if definition.descriptor.requiresCredentials, !sentAny { return error(401, "a credential is required", context: context) }
+        return nil
+    }
+
+    /// The definition's error body (`errors.body`, `{status}` and `{message}` filled in) with `status`.
+    func error(_ status: Int, _ message: String, context: SandboxContext) -> SandboxResponse {
+        func fill(_ value: JSONValue) -> JSONValue {
+            switch value {
+            case .string(let text):
+                return .string(text.replacingOccurrences(of: "{status}", with: String(status)).replacingOccurrences(of: "{message}", with: message))
+            case .array(let elements): return .array(elements.map(fill))
+            case .object(let object): return .object(JSONObject(object.members.map { JSONObject.Member($0.key, fill($0.value)) }))
+            default: return value
+            }
+        }
+        let limited = definition.rateLimit?.statuses.contains(status) ?? false
+        var headers = HTTPHeaders()
+        for (name, value) in rateLimitHeaders(exhausted: limited, now: context.now) { headers.add(name, value) }
+        return .json(fill(definition.errors.body), status: status, headers: headers)
+    }
+
+    /// The declared rate-limit headers: some requests left, or none left with the reset a minute ahead.
+    private func rateLimitHeaders(exhausted: Bool, now: Date) -> [(String, String)] {
+        guard let limit = definition.rateLimit else { return [] }
+        var headers: [(String, String)] = []
+        if let name = limit.remainingHeader { headers.append((name, exhausted ? "0" : "59")) }
+        if let name = limit.resetHeader {
+            headers.append((name, limit.resetIsEpoch ? String(Int(now.timeIntervalSince1970) + 60) : "60"))
+        }
+        return headers
+    }
+}
+
+/// An operation's sample pages, served by its paging kind.
+struct SamplePages {
+    let operation: ProviderDefinition.Operation
+    let files: [String]
+    let sample: @Sendable (String) -> String?
+
+    /// The page `request` asks for.
+    func response(
+        for request: SandboxRequest, context: SandboxContext, error: (Int, String) -> SandboxResponse
+    ) throws(SandboxExit) -> SandboxResponse {
+        let paging = operation.pagination
+        let index: Int
+        switch paging.kind {
+        case .pageNumber:
+            let parameter = paging.parameter ?? "page"
+            let page = try request.integer(parameter, default: paging.firstPage, in: paging.firstPage...Int.max) { error(400, "\(parameter) must be a whole number from \(paging.firstPage), not '\($0)'") }
+            index = page - paging.firstPage
+        case .offset:
+            let parameter = paging.parameter ?? "offset"
+            let offset = try request.integer(parameter, default: 0, in: 0...Int.max) { error(400, "\(parameter) must be a whole number from 0, not '\($0)'") }
+            index = offset / max(1, paging.pageSize ?? 1)
+        case .cursor:
+            guard let cursor = request.queryValue(paging.parameter ?? "cursor") else {
+                index = 0
+                break
+            }
+            guard let previous = (0..<files.count).first(where: { cursorValue(at: $0) == cursor }) else {
+                throw SandboxExit(error(400, "the cursor '\(cursor)' is not one this server gave"))
+            }
+            index = previous + 1
+        case .link:
+            index = try request.integer("page", default: 1, in: 1...Int.max) { error(400, "page must be a whole number from 1, not '\($0)'") } - 1
+        case .none:
+            index = 0
+        }
+        guard index < files.count else { return try emptyPage(error: error) }
+        guard let text = sample(files[index]), let body = try? JSONParser().parse(Data(text.utf8)) else {
+            throw SandboxExit(error(500, "the sample \(files[index]) cannot be read as JSON"))
+        }
+        var headers = HTTPHeaders()
+        if paging.kind == .link, let links = linkHeader(page: index + 1, request: request, context: context) { headers.add("Link", links) }
+        return .json(body, headers: headers)
+    }
+
+    /// The value at the paging's cursor path in sample `index`.
+    private func cursorValue(at index: Int) -> String? {
+        guard let path = operation.pagination.cursorPath, let text = sample(files[index]),
+              let body = try? JSONParser().parse(Data(text.utf8)), let value = try? path.resolve(in: body)
+        else { return nil }
+        return value.string ?? value.numberText
+    }
+
+    /// Past the samples: the first sample with its records emptied (the shape a real API gives past the end).
+    private func emptyPage(error: (Int, String) -> SandboxResponse) throws(SandboxExit) -> SandboxResponse {
+        guard let text = sample(files[0]), let body = try? JSONParser().parse(Data(text.utf8)) else {
+            throw SandboxExit(error(500, "the sample \(files[0]) cannot be read as JSON"))
+        }
+        return .json(Self.replacing(operation.records.segments[...], in: body, with: .array([])))
+    }
+
+    /// `body` with the value at `path` replaced.
+    static func replacing(_ path: ArraySlice<JSONPath.Segment>, in body: JSONValue, with value: JSONValue) -> JSONValue {
+        guard let segment = path.first else { return value }
+        switch (segment, body) {
+        case (.key(let key), .object(var object)), (.name(let key), .object(var object)):
+            guard let inner = object[key] else { return body }
+            object.set(key, replacing(path.dropFirst(), in: inner, with: value))
+            return .object(object)
+        case (.index, .array(var elements)), (.name, .array(var elements)):
+            let index: Int
+            switch segment {
+            case .index(let number): index = number
+            case .name(let text): index = Int(text) ?? Int.min
+            case .key: index = Int.min
+            }
+            let position = index < 0 ? elements.count + index : index
+            guard elements.indices.contains(position) else { return body }
+            elements[position] = replacing(path.dropFirst(), in: elements[position], with: value)
+            return .array(elements)
+        default:
+            return body
+        }
+    }
+
+    /// `<...page=2>; rel="next", <...page=N>; rel="last"` (and `prev`/`first` after the first page), absolute URLs to
+    /// this sandbox.
+    private func linkHeader(page: Int, request: SandboxRequest, context: SandboxContext) -> String? {
+        func url(_ number: Int) -> String {
+            let items = request.query.filter { $0.name != "page" }.map { ($0.name, $0.value) } + [("page", String(number))]
+            return context.baseURL.appendingEndpoint(request.path).appendingQuery(items).absoluteString
+        }
+        var links: [String] = []
+        if page < files.count {
+            links.append("<\(url(page + 1))>; rel=\"next\"")
+            links.append("<\(url(files.count))>; rel=\"last\"")
+        }
+        if page > 1 {
+            links.append("<\(url(page - 1))>; rel=\"prev\"")
+            links.append("<\(url(1))>; rel=\"first\"")
+        }
+        return links.isEmpty ? nil : links.joined(separator: ", ")
+    }
+}
+
+/// Whether a request path matches an operation's path template: each `{name}` matches one segment, and a
+/// `{name?TEXT}` part may be there or not.
+enum SamplePath {
+    static func matches(_ template: Template, _ path: String) -> Bool {
+        variants(template.parts).contains { pattern in match(pattern[...], Substring(path)) }
+    }
+
+    /// Every way the template can be written, with `\u{0}` where a value goes.
+    private static func variants(_ parts: [Template.Part]) -> [String] {
+        var results = [""]
+        for part in parts {
+            switch part {
+            case .text(let text): results = results.map { $0 + text }
+            case .value: results = results.map { $0 + "\u{0}" }
+            case .ifPresent(_, let inner):
+                let options = variants(inner)
+                results = results.flatMap { prefix in [prefix] + options.map { prefix + $0 } }
+            }
+        }
+        return results
+    }
+
+    private static func match(_ pattern: Substring, _ path: Substring) -> Bool {
+        guard let head = pattern.first else { return path.isEmpty || path == "/" }
+        if head == "\u{0}" {
+            var end = path.startIndex
+            while end < path.endIndex, path[end] != "/" {
+                end = path.index(after: end)
+                if match(pattern.dropFirst(), path[end...]) { return true }
+            }
+            return false
+        }
+        guard path.first == head else { return false }
+        return match(pattern.dropFirst(), path.dropFirst())
+    }
+}
+
+extension ProviderRegistry {
+    /// The registry the command line uses: the Swift providers and emulators, the compiled-in definitions
+    /// (`(folder, provider.json)` with their embedded samples by folder and path) and the run-time definition
+    /// `files`. A definition that cannot be used is listed as broken and fails only when used.
+    /// - Throws: as ``ProviderRegistry/init(providers:sandboxes:origins:broken:)``.
+    public static func withDefinitions(
+        swift providers: [any Provider.Type], sandboxes: [any SandboxProviding.Type], builtIn: [(folder: String, json: String)],
+        samples: [String: [String: String]], files: [URL]
+    ) throws -> ProviderRegistry {
+        var values: [any RunnableProvider] = providers.map { $0.init() }
+        var emulators: [any SandboxServing] = sandboxes.map(SandboxOfType.init)
+        var origins = Dictionary(providers.map { ($0.descriptor.name, ProviderOrigin.builtInSwift) }, uniquingKeysWith: { first, _ in first })
+        var broken: [BrokenProvider] = []
+        let loaded = DefinitionCatalog.load(builtIn: builtIn, files: files, reserved: Set(origins.keys))
+        for entry in loaded {
+            guard let definition = entry.definition else {
+                broken.append(BrokenProvider(name: entry.name, origin: entry.origin, error: entry.error ?? AggregateError(.config, "cannot be used")))
+                continue
+            }
+            values.append(DeclarativeProvider(definition))
+            origins[definition.name] = entry.origin
+            if let folder = entry.folder {
+                emulators.append(DefinitionSandbox(definition, folder: folder))
+            } else {
+                let embedded = samples[entry.embeddedFolder ?? ""] ?? [:]
+                emulators.append(DefinitionSandbox(definition) { embedded[$0] })
+            }
+        }
+        return try ProviderRegistry(providers: values, sandboxes: emulators, origins: origins, broken: broken)
+    }
+}
