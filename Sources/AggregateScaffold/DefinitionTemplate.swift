@@ -78,13 +78,21 @@ extension ProviderScaffold {
     /// A compiled-in definition: `Providers/<Type>/provider.json`, `SampleData/search-*.json` and a README.
     public static func builtInDefinition(_ name: ScaffoldName, packageRoot: URL) throws(AggregateError) -> ScaffoldPlan {
         let folder = "Providers/\(name.typeName)"
+        let json = DefinitionTemplate.definition(name, samplePrefix: "SampleData/")
+        let samples = DefinitionTemplate.sampleFiles(name)
         var plan = ScaffoldPlan(root: packageRoot)
-        plan.created = [("\(folder)/provider.json", DefinitionTemplate.definition(name, samplePrefix: "SampleData/"))]
-            + DefinitionTemplate.sampleFiles(name).map { ("\(folder)/SampleData/\($0.name)", $0.text) }
+        plan.created = [("\(folder)/provider.json", json)]
+            + samples.map { ("\(folder)/SampleData/\($0.name)", $0.text) }
             + [("\(folder)/README.md", DefinitionTemplate.readme(name, definition: "provider.json"))]
+        do {
+            let embedded = (name.typeName, json, Dictionary(uniqueKeysWithValues: samples.map { ("SampleData/\($0.name)", $0.text) }))
+            plan.replaced = try GeneratedSources.builtInDefinitionFiles(providersFolder: packageRoot.appendingPathComponent("Providers"), adding: embedded)
+        } catch {
+            throw AggregateError(.config, "cannot read the package's definitions under \(packageRoot.path)/Providers (\(error)): fix or remove the broken one first")
+        }
         plan.nextSteps = [
-            "AGGREGATE_WRITE_GENERATED=1 swift test --filter DefinitionEmbeddingTests    # embeds it in the build",
-            "swift build && swift run aggregate \(name.name) search swift --offline",
+            "swift build && swift run aggregate \(name.name) search swift --offline    # the example, from the emulator",
+            "AGGREGATE_RECORD=1 swift test --filter ProviderExampleTests    # records its example's golden files (read them)",
             "then edit \(folder)/provider.json for the real API (docs/provider-definitions.md)",
         ]
         return plan

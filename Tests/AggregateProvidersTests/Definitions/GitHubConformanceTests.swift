@@ -21,7 +21,7 @@ struct GitHubConformanceTests {
     func everyRepositoryOfASearchPageBecomesAnItem(_ file: URL) throws {
         let response = try DefinitionConformance.response(file)
         let json = try JSONParser().parse(response.body)
-        let page = try github.normalize(RawPage(response), for: query)
+        let page = try github.normalize(response, for: query)
         let repositories = try #require(json["items"]?.array)
         #expect(page.items.count == repositories.count)
         #expect(page.totalCount == json["total_count"]?.int)
@@ -52,7 +52,7 @@ struct GitHubConformanceTests {
 
     @Test func theCappedSearchStillPagesByLinkAndCountsBeyondTheCap() throws {
         let file = try #require(Self.searchPages.first { $0.lastPathComponent.contains("page1_of_34") })
-        let page = try github.normalize(RawPage(try DefinitionConformance.response(file)), for: query)
+        let page = try github.normalize(try DefinitionConformance.response(file), for: query)
         #expect((page.totalCount ?? 0) > 1000, "total_count is not capped; the results are")
         guard case .cursor(let next)? = page.next else { Issue.record("expected a next page"); return }
         #expect(next.contains("page=2"))

@@ -21,7 +21,7 @@ struct HackerNewsConformanceTests {
     func everyHitOfASearchPageBecomesAStoryOrAComment(_ file: URL) throws {
         let response = try DefinitionConformance.response(file)
         let json = try JSONParser().parse(response.body)
-        let page = try hackernews.normalize(RawPage(response), for: query)
+        let page = try hackernews.normalize(response, for: query)
         let hits = try #require(json["hits"]?.array)
         #expect(page.items.count == hits.count, "every hit has a title or a story title")
         #expect(page.totalCount == json["nbHits"]?.int)
@@ -48,14 +48,14 @@ struct HackerNewsConformanceTests {
 
     @Test func pastTheThousandHitWindowIsAnEmptyLastPageNotAnError() throws {
         let file = try #require(Self.searchPages.first { $0.lastPathComponent.hasPrefix("search_past_1000") })
-        let page = try hackernews.normalize(RawPage(try DefinitionConformance.response(file)), for: query)
+        let page = try hackernews.normalize(try DefinitionConformance.response(file), for: query)
         #expect(page.items.isEmpty)
         #expect(page.next == nil)
     }
 
     @Test func aCommentIsTitledByItsStoryAndLinksToItsOwnPage() throws {
         let file = try #require(Self.searchPages.first { $0.lastPathComponent.hasPrefix("search_comment_query_java") })
-        let item = try #require(try hackernews.normalize(RawPage(try DefinitionConformance.response(file)), for: query).items.first)
+        let item = try #require(try hackernews.normalize(try DefinitionConformance.response(file), for: query).items.first)
         #expect(item.kind == "comment")
         #expect(item.title == "Lorem Gibson")
         #expect(item.url == "https://news.ycombinator.com/item?id=44582430")
