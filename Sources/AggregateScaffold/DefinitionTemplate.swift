@@ -85,8 +85,8 @@ extension ProviderScaffold {
             + samples.map { ("\(folder)/SampleData/\($0.name)", $0.text) }
             + [("\(folder)/README.md", DefinitionTemplate.readme(name, definition: "provider.json"))]
         do {
-            let embedded = (name.typeName, json, Dictionary(uniqueKeysWithValues: samples.map { ("SampleData/\($0.name)", $0.text) }))
-            plan.replaced = try GeneratedSources.builtInDefinitionFiles(providersFolder: packageRoot.appendingPathComponent("Providers"), adding: embedded)
+            let embedded = DefinitionEmbedding.Folder(name: name.typeName, definition: json, samples: samples.map { ($0.name, $0.text) })
+            plan.replaced = try DefinitionEmbedding.files(providersFolder: packageRoot.appendingPathComponent("Providers"), adding: embedded)
         } catch {
             throw AggregateError(.config, "cannot read the package's definitions under \(packageRoot.path)/Providers (\(error)): fix or remove the broken one first")
         }

@@ -17,7 +17,10 @@ final class LoopbackSandbox: Sendable {
         configuration.faults = try faults.map(SandboxFault.parse)
         configuration.store = SandboxStore(directory: dataDirectory)
         configuration.settings = settings
-        server = SandboxServer(registry: try ProviderRegistry(allProviders, sandboxes: sandboxes), configuration: configuration)
+        // The compiled-in definitions too, mounted under /<name> like `aggregate sandbox` mounts them.
+        let registry = try ProviderRegistry.withDefinitions(
+            swift: allProviders, sandboxes: sandboxes, builtIn: builtInDefinitions, samples: builtInDefinitionSamples, files: [])
+        server = SandboxServer(registry: registry, configuration: configuration)
         try server.start()
     }
 
