@@ -19,16 +19,24 @@ struct ProviderInvocation: Sendable {
         let arguments = try ProviderArguments(arguments, registry: registry)
         let (provider, operation, descriptor) = (arguments.provider, arguments.operation, arguments.provider.descriptor)
         let parameters = arguments.parameters
-        let specs = CommonOptions.specs + arguments.optionSpecs
+        // A provider's own option wins over a common one of the same name for its commands: GitHub's `--sort stars`
+        // is the API's order, not the local `--sort FIELD`.
+        let own = Set(arguments.optionSpecs.map(\.name))
+        let specs = CommonOptions.specs.filter { !own.contains($0.name) } + arguments.optionSpecs
         let parsed: ParsedArguments
         do {
             parsed = try ArgumentParser(options: specs).parse(arguments.rest)
         } catch {
             throw error.attributed(to: descriptor.name)
         }
+        var commonArguments = parsed
+        for name in own {
+            commonArguments.values[name] = nil
+            commonArguments.flags.remove(name)
+        }
         var common: CommonOptions
         do {
-            common = try CommonOptions(parsed)
+            common = try CommonOptions(commonArguments)
         } catch {
             throw error.attributed(to: descriptor.name)
         }

@@ -28,9 +28,7 @@ struct CLIHarness {
         let err = Buffer()
         let input = stdinBytes ?? stdin.map { Data($0.utf8) }
         var context = Context(
-            registry: try! ProviderRegistry.withDefinitions(
-                swift: allProviders, sandboxes: allSandboxes, builtIn: builtInDefinitions, samples: builtInDefinitionSamples, files: []),
-            environment: environment,
+            registry: try! TestRegistry.builtIn(), environment: environment,
             console: Console(out: { out.append($0) }, err: { err.append($0) }),
             terminal: Terminal(stdoutIsTerminal: false, stderrIsTerminal: false, stdinIsTerminal: false, width: width, colorOnStdout: false, colorOnStderr: false),
             dataDirectory: dataDirectory)

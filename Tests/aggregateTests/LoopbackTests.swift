@@ -1,6 +1,7 @@
 import AggregateCore
 import AggregateProviders
 import AggregateSandbox
+import AggregateTestSupport
 import Foundation
 import Testing
 
@@ -17,10 +18,7 @@ final class LoopbackSandbox: Sendable {
         configuration.faults = try faults.map(SandboxFault.parse)
         configuration.store = SandboxStore(directory: dataDirectory)
         configuration.settings = settings
-        // The compiled-in definitions too, mounted under /<name> like `aggregate sandbox` mounts them.
-        let registry = try ProviderRegistry.withDefinitions(
-            swift: allProviders, sandboxes: sandboxes, builtIn: builtInDefinitions, samples: builtInDefinitionSamples, files: [])
-        server = SandboxServer(registry: registry, configuration: configuration)
+        server = SandboxServer(registry: try TestRegistry.builtIn(sandboxes: sandboxes), configuration: configuration)
         try server.start()
     }
 

@@ -4,7 +4,7 @@
 /// The compiled-in provider definitions: each folder under `Providers/` that holds a `provider.json` and no Swift
 /// file, with the file's exact text.
 public let builtInDefinitions: [(folder: String, json: String)] = [
-    ("GitHub", #"""
+    (folder: "GitHub", json: #"""
 {
   "$schema": "https://github.com/aggregate/aggregate/Schemas/provider-definition.schema.json",
   "name": "github",
@@ -92,7 +92,7 @@ public let builtInDefinitions: [(folder: String, json: String)] = [
   "samples": {"search": ["SampleData/search-1.json", "SampleData/search-2.json"]}
 }
 """#),
-    ("HackerNews", #"""
+    (folder: "HackerNews", json: #"""
 {
   "$schema": "https://github.com/aggregate/aggregate/Schemas/provider-definition.schema.json",
   "name": "hackernews",
