@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The compiled-in provider definitions against Schemas/provider-definition.schema.json, and their sample pages and
-# the shared captured responses against their raw-shape schemas (Schemas/<name>/), with a real validator.
+# The compiled-in definitions' sample pages and the shared captured responses (../shared/api/samples/<name>/) against
+# their raw-shape schemas (Schemas/<name>/), with a real validator.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 venv="${TMPDIR:-/tmp}/aggregate-ci-venv"

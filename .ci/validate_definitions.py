@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""Validates the compiled-in provider definitions and their raw response shapes.
+"""Validates the raw response shapes of the compiled-in provider definitions (the definitions themselves are
+checked against Schemas/provider-definition.schema.json by .ci/definition-fixtures.sh):
 
-- every Providers/*/provider.json against Schemas/provider-definition.schema.json;
 - every sample page a definition lists, and every response body in ../shared/api/samples/<name>/ (when that folder
   exists), against at least one of Schemas/<name>/*.schema.json; files the raw schemas do not cover (other
   endpoints such as Firebase items or /users/{u}/repos) are listed in SKIP below, each with its reason.
@@ -12,7 +12,7 @@ import json
 import pathlib
 import sys
 
-from jsonschema import Draft202012Validator, FormatChecker
+from jsonschema import Draft202012Validator
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 SHARED = ROOT.parent / "shared" / "api" / "samples"
@@ -31,18 +31,9 @@ def load(path):
 
 def main():
     failed = 0
-    definition_schema = load(ROOT / "Schemas" / "provider-definition.schema.json")
-    Draft202012Validator.check_schema(definition_schema)
-    validator = Draft202012Validator(definition_schema, format_checker=FormatChecker())
     for path in sorted(ROOT.glob("Providers/*/provider.json")):
         definition = load(path)
-        errors = sorted(validator.iter_errors(definition), key=lambda e: list(e.path))
         label = path.relative_to(ROOT)
-        if errors:
-            failed += 1
-            print(f"FAIL {label}: {errors[0].message} at /{'/'.join(map(str, errors[0].path))}")
-            continue
-        print(f"ok   {label}")
         name = definition["name"]
         raw = []
         for schema_path in sorted((ROOT / "Schemas" / name).glob("*.schema.json")):
@@ -69,7 +60,7 @@ def main():
                 print(f"FAIL {body}: matches none of Schemas/{name}/*.schema.json")
             else:
                 print(f"ok   {body.relative_to(ROOT.parent) if SHARED in body.parents else body.relative_to(ROOT)}")
-    print("all definitions and samples valid" if not failed else f"{failed} failed")
+    print("every sample matches its raw-shape schema" if not failed else f"{failed} failed")
     return 1 if failed else 0
 
 

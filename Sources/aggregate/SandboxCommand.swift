@@ -94,7 +94,9 @@ enum SandboxCommand {
         for provider in registry.providers {
             let descriptor = provider.descriptor
             let credentials = (registry.sandbox(named: descriptor.name)?.sandboxEnvironment ?? [:]).sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
-            let line = (["\(descriptor.baseURLVariable)=\(base)"] + credentials).joined(separator: " ")
+            // Definitions' emulators are mounted under /<name> only.
+            let mount = registry.origin(of: descriptor.name) == .builtInSwift ? base : base + "/" + descriptor.name
+            let line = (["\(descriptor.baseURLVariable)=\(mount)"] + credentials).joined(separator: " ")
             text += "  \(descriptor.name): \(line)\n"
         }
         text += "Press Ctrl-C to stop.\n"

@@ -47,7 +47,9 @@ public struct DeclarativeProvider: RunnableProvider {
         guard let records = (try? operation.records.resolve(in: json))?.array else {
             throw AggregateError(.decoding, "the response has no '\(operation.records)' list of records")
         }
-        let items = records.compactMap { DefinitionMapper(provider: descriptor.name, operation: operation).item(from: $0) }
+        let mapped = records.compactMap { DefinitionMapper(provider: descriptor.name, operation: operation).item(from: $0) }
+        // Stable sorts from the last key to the first order by the first key, ties by the next.
+        let items = operation.order.reversed().reduce(mapped) { items, sort in sort.sorted(items) }
         let paging = operation.pagination
         let total = paging.totalCountPath.flatMap { try? $0.resolve(in: json) }.flatMap { $0.int ?? $0.string.flatMap { Int($0) } }
         let next = records.isEmpty ? nil : DefinitionPaging(paging).next(after: page, json: json, records: records.count, total: total)

@@ -15,7 +15,7 @@ struct DefinitionErrorReader {
             let said = message.map { ": \($0)" } ?? ""
             return AggregateError(.rateLimited, "rate limited (HTTP \(status))\(said); \(reset)", httpStatus: status)
         }
-        let kind = errors.statusKinds[status] ?? (status == 403 && isRateLimitStatus(status) ? .auth : APIErrorKit.kind(forStatus: status))
+        let kind = errors.statusKinds[status] ?? APIErrorKit.kind(forStatus: status)
         let hint = errors.unauthorizedHint ?? "\(definition.descriptor.checkCredentialsAdvice)."
         guard let message else {
             var standard = APIErrorKit.standard(for: response, descriptor: definition.descriptor)
@@ -35,8 +35,6 @@ struct DefinitionErrorReader {
     }
 
     // MARK: Rate limits
-
-    private func isRateLimitStatus(_ status: Int) -> Bool { definition.rateLimit?.statuses.contains(status) ?? (status == 429) }
 
     private func isExhausted(_ response: HTTPResponse, _ limit: ProviderDefinition.RateLimit) -> Bool {
         guard let header = limit.remainingHeader else { return false }

@@ -25,6 +25,8 @@ public struct ProviderDefinition: Sendable {
         public var pagination: Pagination
         public var records: JSONPath
         public var item: ItemMapping
+        /// The sorts each page's items go through (the first decides, the next break ties), or none for the API's order.
+        public var order: [ItemSort]
     }
 
     /// How an operation pages.
@@ -163,8 +165,8 @@ public struct ProviderDefinition: Sendable {
         let examples = try top["examples"]?.array().map { (entry) throws(DefinitionProblem) -> ProviderExample in
             let fields = try entry.object(allowed: ["arguments", "summary"], required: ["arguments", "summary"])
             let arguments = try fields.required("arguments").array(minimum: 1).map { (word) throws(DefinitionProblem) in try word.string(nonEmpty: false) }
-            guard arguments.first == name else { throw fields.required("arguments").problem("must start with the provider's name '\(name)'") }
-            return ProviderExample(arguments, try fields.required("summary").string(), file: "provider.json", line: 1)
+            // The first word is the provider: a renamed copy (`"name": "gh2"`) keeps working examples.
+            return ProviderExample([name] + arguments.dropFirst(), try fields.required("summary").string(), file: "provider.json", line: 1)
         } ?? []
         var samples: [String: [String]] = [:]
         for (operation, files) in try top["samples"]?.members() ?? [] {
@@ -238,7 +240,7 @@ public struct ProviderDefinition: Sendable {
 
     private static func operation(_ reader: DefinitionReader) throws(DefinitionProblem) -> Operation {
         let fields = try reader.object(
-            allowed: ["name", "summary", "kind", "parameters", "request", "pagination", "records", "item"],
+            allowed: ["name", "summary", "kind", "parameters", "request", "pagination", "records", "item", "order"],
             required: ["name", "summary", "kind", "request", "records", "item"])
         let name = try fields.required("name").identifier()
         let parameters = try fields["parameters"]?.array().map { (entry) throws(DefinitionProblem) in try parameter(entry) } ?? []
@@ -256,6 +258,7 @@ public struct ProviderDefinition: Sendable {
         }
         let pagination = try fields["pagination"].map { (entry) throws(DefinitionProblem) in try Self.pagination(entry) } ?? .none
         let method = try request["method"]?.word(["GET", "POST", "PUT", "PATCH", "DELETE"]) ?? "GET"
+        let order = try fields["order"].map { (entry) throws(DefinitionProblem) in try Self.order(entry) } ?? []
         let descriptor = ProviderOperation(
             name: name, summary: try fields.required("summary").string(), itemKind: try fields.required("kind").string(),
             parameters: parameters, writes: !["GET", "HEAD"].contains(method))
@@ -263,7 +266,17 @@ public struct ProviderDefinition: Sendable {
             descriptor: descriptor, method: method, path: path,
             query: try templates(request["query"], parameters: parameters, operation: name),
             headers: try templates(request["headers"], parameters: parameters, operation: name),
-            pagination: pagination, records: try fields.required("records").jsonPath(), item: try item(fields.required("item")))
+            pagination: pagination, records: try fields.required("records").jsonPath(), item: try item(fields.required("item")),
+            order: order)
+    }
+
+    private static func order(_ reader: DefinitionReader) throws(DefinitionProblem) -> [ItemSort] {
+        let fields = try reader.object(allowed: ["by", "descending"], required: ["by"])
+        let descending = try fields["descending"]?.bool() ?? false
+        return try fields.required("by").array(minimum: 1).map { (entry) throws(DefinitionProblem) -> ItemSort in
+            let text = try entry.string()
+            do { return try ItemSort(parsing: (descending ? "-" : "") + text) } catch { throw entry.problem("'\(text)' cannot order items: \(error)") }
+        }
     }
 
     private static func parameter(_ reader: DefinitionReader) throws(DefinitionProblem) -> Parameter {

@@ -94,8 +94,10 @@ public struct ValueRule: Sendable, Equatable {
 
 extension ValueRule.Source {
     init(reading reader: DefinitionReader) throws(DefinitionProblem) {
-        if case .string = reader.value {
-            self.init(origin: .path(try reader.jsonPath()), transforms: [], dateFormat: nil, separator: ", ", oneOf: nil)
+        if case .string(let text) = reader.value {
+            // A string with a placeholder is a template (`{message}: {errors[0].field}`), any other a JSON path.
+            let origin: Origin = text.contains("{") ? .template(try reader.template(namesArePaths: true)) : .path(try reader.jsonPath())
+            self.init(origin: origin, transforms: [], dateFormat: nil, separator: ", ", oneOf: nil)
             return
         }
         let fields = try reader.object(allowed: ValueRule.objectFields)
@@ -158,6 +160,10 @@ extension ValueRule.Source {
     private func apply(_ transform: ValueRule.Transform, to value: JSONValue) -> JSONValue? {
         switch transform {
         case .date:
+            // ISO 8601 text keeps its precision (Rails' milliseconds), in UTC; other formats become whole seconds.
+            if case .string(let text) = value, dateFormat == nil || dateFormat == .iso8601 {
+                return ISO8601.utcString(keepingPrecisionOf: text).map(JSONValue.string)
+            }
             return DefinitionDates.date(value, format: dateFormat).map { .string(ISO8601.string(from: $0)) }
         case .number:
             if case .number = value { return value }
@@ -188,8 +194,8 @@ enum DefinitionDates {
         switch format {
         case nil:
             if case .number = value, let seconds = Double(text) { return Date(timeIntervalSince1970: seconds) }
-            return UTCTimestamp.date(fromISO8601: text)
-        case .iso8601?: return UTCTimestamp.date(fromISO8601: text)
+            return ISO8601.date(from: text)
+        case .iso8601?: return ISO8601.date(from: text)
         case .epochSeconds?: return Double(text).map { Date(timeIntervalSince1970: $0) }
         case .epochMilliseconds?: return Double(text).map { Date(timeIntervalSince1970: $0 / 1000) }
         case .twitter?: return UTCTimestamp.date(fromTwitter: text)
