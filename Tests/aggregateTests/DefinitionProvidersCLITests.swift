@@ -63,6 +63,22 @@ import Testing
         #expect(unlicensed["tags"] == ["dataset", "nlp"])
     }
 
+    /// `--sort stars|forks|updated` is GitHub's own order (sent as `sort=`); a field keeps the common local sort.
+    @Test func githubsSortWordsGoToTheAPIAndFieldsSortLocally() async throws {
+        let sandbox = try LoopbackSandbox()
+        let harness = CLIHarness(environment: ["AGGREGATE_GITHUB_BASE_URL": sandbox.url + "/github"])
+        let api = await harness.run(["github", "search", "swift", "--sort", "stars", "--order", "asc", "--format", "json", "--verbose"])
+        #expect(api.code == .success, "\(api.stderr)")
+        #expect(api.stderr.contains("/github/search/repositories?q=swift&sort=stars&order=asc&per_page=30"), "\(api.stderr)")
+        #expect(try result(api)["meta"]?["sortedLocally"] == nil)
+        let local = await harness.run(["github", "search", "swift", "--sort", "-createdAt", "--format", "json", "--verbose"])
+        #expect(local.code == .success)
+        #expect(!local.stderr.contains("sort="), "a field is not sent to GitHub")
+        #expect(try result(local)["meta"]?["sortedLocally"] == "-createdAt")
+        let dates = try items(local).compactMap { $0["createdAt"]?.string }
+        #expect(dates == dates.sorted(by: >))
+    }
+
     @Test func hackerNewsTellsStoriesFromCommentsAndDecodesTheirText() async throws {
         let output = await CLIHarness().run(["hackernews", "search", "swift", "--offline", "--format", "json", "--limit", "34"])
         let result = try result(output)
