@@ -35,7 +35,7 @@ public let builtInDefinitions: [(folder: String, json: String)] = [
       "kind": "repository",
       "parameters": [
         {"name": "query", "positional": true, "required": true, "valueName": "QUERY", "help": "Words and qualifiers, e.g. 'swift stars:>100'."},
-        {"name": "sort", "type": "enum", "values": ["stars", "forks", "updated"], "help": "Sort by stars, forks or last update instead of best match."},
+        {"name": "sort", "type": "enum", "values": ["stars", "forks", "updated"], "help": "GitHub's order: by stars, forks or last update instead of best match (a field, e.g. -createdAt, sorts the fetched items locally instead)."},
         {"name": "order", "type": "enum", "values": ["desc", "asc"], "help": "The order of --sort (GitHub's default: desc)."},
         {"name": "language", "valueName": "LANGUAGE", "help": "Only repositories in this language, e.g. Swift (adds language:LANGUAGE to the query)."}
       ],
