@@ -17,7 +17,7 @@ all_targets=(json jsonpath fault-spec request-reader cli-args normalizers)
 export SWIFT_BACKTRACE=enable=no
 
 sources_for() {
-    local core=(Sources/AggregateCore/*.swift Sources/AggregateCore/SDK/*.swift)
+    local core=(Sources/AggregateCore/*.swift Sources/AggregateCore/SDK/*.swift Sources/AggregateCore/Declarative/*.swift)
     case "$1" in
         json|jsonpath) echo "${core[@]}" ;;
         # The server without the emulators' list (their targets are not part of these harnesses).

@@ -34,6 +34,7 @@ enum HelpText {
         text += "\nOPTIONS:\n"
         text += row("  --version", "Show the version.", nameWidth + 2, width)
         text += row("  -h, --help", "Show help information.", nameWidth + 2, width)
+        text += row("  --provider-file FILE", "Add the provider defined in FILE, a JSON definition (repeatable; see docs/provider-definitions.md).", nameWidth + 2, width)
         text += """
 
             OPTIONS FOR PROVIDER COMMANDS:
