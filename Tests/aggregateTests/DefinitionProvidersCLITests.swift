@@ -127,6 +127,14 @@ import Testing
             #expect(try items(live) == (try items(offline)))
             #expect(try result(live)["meta"]?["pages"] == .int(pages))
             #expect(try result(live)["meta"]?["source"] == "live")
+            for format in ["text", "ndjson", "csv", "markdown"] {
+                let arguments = [name, "search", "swift", "--limit", String(limit), "--format", format]
+                let liveOutput = await CLIHarness(environment: environment).run(arguments)
+                let offlineOutput = await CLIHarness().run(arguments + ["--offline"])
+                #expect(liveOutput.code == .success, "\(name) \(format): \(liveOutput.stderr)")
+                #expect(!liveOutput.stdout.isEmpty)
+                #expect(liveOutput.stdout == offlineOutput.stdout, "\(name) \(format): the live path prints what --offline prints")
+            }
         }
     }
 
