@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// Reads an unsuccessful response by a definition's `errors` and `rateLimit`.
 struct DefinitionErrorReader {
@@ -60,17 +60,20 @@ struct DefinitionErrorReader {
 }
 
 /// Times told in the user's local time: `TZ` from the run's environment when it names a zone, else the process's.
-struct LocalClock {
-    let timeZone: TimeZone
+/// (X's provider words its resets the same way; it can move onto this.)
+public struct LocalClock: Sendable {
+    /// The zone times are told in.
+    public let timeZone: TimeZone
 
-    init(environment: [String: String]) {
+    /// The clock of a run with `environment`.
+    public init(environment: [String: String]) {
         var name = environment["TZ"]?.trimmingCharacters(in: .whitespaces) ?? ""
         if name.hasPrefix(":") { name.removeFirst() }
         timeZone = name.isEmpty ? .current : TimeZone(identifier: name) ?? .current
     }
 
     /// `at 14:05 local time (in 12 min)`; the date is added when `date` is not today.
-    func describe(_ date: Date, now: Date) -> String {
+    public func describe(_ date: Date, now: Date) -> String {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = timeZone
         let formatter = DateFormatter()

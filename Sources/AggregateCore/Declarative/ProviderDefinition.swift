@@ -41,29 +41,13 @@ public struct ProviderDefinition: Sendable {
         public var pageSize: Int?
         public var pageSizeParameter: String?
         public var totalCountPath: JSONPath?
-        public var firstPage: Int
+        public var firstPage = 1
         public var totalPagesPath: JSONPath?
         public var maxPages: Int?
         public var maxResults: Int?
         public var cursorPath: JSONPath?
 
-        static let none = Pagination(kind: .none, firstPage: 1)
-
-        init(
-            kind: Kind, parameter: String? = nil, pageSize: Int? = nil, pageSizeParameter: String? = nil, totalCountPath: JSONPath? = nil,
-            firstPage: Int, totalPagesPath: JSONPath? = nil, maxPages: Int? = nil, maxResults: Int? = nil, cursorPath: JSONPath? = nil
-        ) {
-            self.kind = kind
-            self.parameter = parameter
-            self.pageSize = pageSize
-            self.pageSizeParameter = pageSizeParameter
-            self.totalCountPath = totalCountPath
-            self.firstPage = firstPage
-            self.totalPagesPath = totalPagesPath
-            self.maxPages = maxPages
-            self.maxResults = maxResults
-            self.cursorPath = cursorPath
-        }
+        static let none = Pagination(kind: .none)
     }
 
     /// How a record becomes a unified item.
@@ -329,10 +313,10 @@ public struct ProviderDefinition: Sendable {
             allowed = ["kind", "parameter", "pageSize", "pageSizeParameter", "totalCountPath", "maxPages", "maxResults"]
             required = ["parameter", "pageSize"]
         case .cursor:
-            allowed = ["kind", "parameter", "pageSize", "pageSizeParameter", "totalCountPath", "maxPages", "maxResults", "cursorPath"]
+            allowed = ["kind", "parameter", "pageSize", "pageSizeParameter", "totalCountPath", "cursorPath"]
             required = ["parameter", "cursorPath"]
         case .link:
-            allowed = ["kind", "pageSize", "pageSizeParameter", "totalCountPath", "maxPages", "maxResults"]
+            allowed = ["kind", "pageSize", "pageSizeParameter", "totalCountPath", "maxResults"]
             required = []
         case .none:
             allowed = ["kind", "totalCountPath"]
