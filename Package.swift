@@ -23,12 +23,14 @@ let sandboxTargets: [Target.Dependency] = providerNames.map { .target(name: "\($
 
 var targets: [Target] = [
     .target(name: "AggregateCore"),
+    // `aggregate new-provider` and the generated-source checks: templates and the generated lists' text.
+    .target(name: "AggregateScaffold", dependencies: ["AggregateCore"]),
     .target(name: "AggregateSandbox", dependencies: ["AggregateCore"] + sandboxTargets),
     .target(name: "AggregateProviders", dependencies: ["AggregateCore"] + providerTargets),
     .executableTarget(
         name: "aggregate",
         // TwitterProvider directly too: `aggregate twitter archive` reads exports with its TwitterArchive.
-        dependencies: ["AggregateCore", "AggregateSandbox", "AggregateProviders", "TwitterProvider"]
+        dependencies: ["AggregateCore", "AggregateSandbox", "AggregateProviders", "TwitterProvider", "AggregateScaffold"]
     ),
     .target(
         name: "AggregateTestSupport",
@@ -38,7 +40,7 @@ var targets: [Target] = [
     .testTarget(name: "AggregateSandboxTests", dependencies: ["AggregateCore", "AggregateSandbox", "AggregateTestSupport"]),
     .testTarget(
         name: "AggregateProvidersTests",
-        dependencies: ["AggregateCore", "AggregateProviders", "AggregateSandbox", "AggregateTestSupport"] + providerTargets + sandboxTargets,
+        dependencies: ["AggregateCore", "AggregateProviders", "AggregateSandbox", "AggregateTestSupport", "AggregateScaffold"] + providerTargets + sandboxTargets,
         exclude: ["Fixtures", "Golden"]
     ),
     // Builds the example provider of docs/adding-a-provider.md, whose code blocks are these sources.

@@ -10,6 +10,7 @@ struct App: Sendable {
     static let commandTypes: [any CLICommand.Type] = [
         ProvidersCommand.self, DescribeCommand.self, CompareCommand.self, BrowseCommand.self, SandboxCommand.self,
         ConfigCommand.self, AuthCommand.self, CompletionsCommand.self, NormalizeCommand.self, CacheCommand.self,
+        NewProviderCommand.self,
     ]
 
     /// The built-in commands' help, and `help` itself.

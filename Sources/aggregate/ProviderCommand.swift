@@ -21,16 +21,31 @@ struct ProviderInvocation: Sendable {
         let arguments = try ProviderArguments(arguments, registry: registry)
         let (provider, operation, descriptor) = (arguments.provider, arguments.operation, arguments.provider.descriptor)
         let parameters = arguments.parameters
-        let specs = CommonOptions.specs + arguments.optionSpecs
+        // A provider option named like a common one (GitHub's `--sort stars|forks|updated`, the API's order) takes
+        // the words it declares; any other value keeps the common meaning (`--sort -createdAt` sorts locally).
+        let shared = Set(arguments.optionSpecs.map(\.name)).intersection(CommonOptions.specs.map(\.name))
+        let specs = CommonOptions.specs.filter { !shared.contains($0.name) } + arguments.optionSpecs
         let parsed: ParsedArguments
         do {
             parsed = try ArgumentParser(options: specs).parse(arguments.rest)
         } catch {
             throw error.attributed(to: descriptor.name)
         }
+        var (providerArguments, commonArguments) = (parsed, parsed)
+        for name in shared {
+            let parameter = arguments.parameters.first { $0.name == name }
+            let declared: (String) -> Bool = { value in
+                guard case .choice(let words)? = parameter?.type else { return true }
+                return words.contains(value)
+            }
+            let values = parsed.values[name] ?? []
+            providerArguments.values[name] = values.contains(where: declared) ? values.filter(declared) : nil
+            commonArguments.values[name] = values.contains { !declared($0) } ? values.filter { !declared($0) } : nil
+            commonArguments.flags.remove(name)
+        }
         var common: CommonOptions
         do {
-            common = try CommonOptions(parsed)
+            common = try CommonOptions(commonArguments)
             if let outer { try common.inherit(outer) }
         } catch {
             throw error.attributed(to: descriptor.name)
@@ -49,7 +64,7 @@ struct ProviderInvocation: Sendable {
         if let layer = configuredAPI, let api = layer.settings.api {
             common.origins.append(SettingOrigin(key: "api", value: api, source: layer.source))
         }
-        let values = try arguments.values(from: parsed, standardInput: standardInput) { parameter in
+        let values = try arguments.values(from: providerArguments, standardInput: standardInput) { parameter in
             parameter.name == "api" ? configuredAPI?.settings.api : nil
         }
         return ProviderInvocation(provider: provider, operation: operation, parameters: values, common: common)

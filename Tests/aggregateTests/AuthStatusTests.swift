@@ -1,12 +1,13 @@
 import AggregateCore
 import AggregateProviders
 import AggregateSandbox
+import AggregateTestSupport
 import Foundation
 import Testing
 
 /// `aggregate auth status` through the built binary, checked against the sandbox on a loopback port.
 @Suite(.serialized) struct AuthStatusTests {
-    static let registry = try! ProviderRegistry(allProviders, sandboxes: allSandboxes)
+    static let registry = try! TestRegistry.builtIn()
 
     /// Every provider pointed at the sandbox, with the sandbox's demo credentials in the environment.
     func sandboxEnvironment(_ sandbox: LoopbackSandbox) -> [String: String] {

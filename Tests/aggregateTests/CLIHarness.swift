@@ -33,7 +33,7 @@ struct CLIHarness {
             environment["XDG_CACHE_HOME"] = FileManager.default.temporaryDirectory.appendingPathComponent("aggregate-cache-\(UUID().uuidString)").path
         }
         var context = Context(
-            registry: try! ProviderRegistry(allProviders, sandboxes: allSandboxes), environment: environment,
+            registry: try! TestRegistry.builtIn(), environment: environment,
             console: Console(out: { out.append($0) }, err: { err.append($0) }),
             terminal: Terminal(stdoutIsTerminal: false, stderrIsTerminal: false, stdinIsTerminal: false, width: width, colorOnStdout: false, colorOnStderr: false),
             dataDirectory: dataDirectory)

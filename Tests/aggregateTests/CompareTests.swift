@@ -1,6 +1,7 @@
 import AggregateCore
 import AggregateProviders
 import AggregateSandbox
+import AggregateTestSupport
 import Foundation
 import Testing
 @testable import aggregate
@@ -117,7 +118,7 @@ import Testing
         let output = await CLIHarness().run(["compare", "--all", "--offline", "--format", "json", "--limit", "2"])
         #expect(output.code == .success)
         let results = try #require(try JSONParser().parse(output.stdout)["results"]?.array)
-        #expect(results.map { $0["provider"]?.string } == allProviders.map { Optional($0.descriptor.name) })
+        #expect(results.map { $0["provider"]?.string } == (try TestRegistry.builtIn().names.map { Optional($0) }))
         #expect(results.allSatisfy { $0["meta"]?["source"] == "offline" })
     }
 

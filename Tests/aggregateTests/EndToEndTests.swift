@@ -1,6 +1,7 @@
 import AggregateCore
 import AggregateProviders
 import AggregateSandbox
+import AggregateTestSupport
 import Foundation
 import Testing
 
@@ -20,7 +21,7 @@ import Testing
         let output = try Binary.run(["nosuch", "--limit", "3"])
         #expect(output.status == 64)
         #expect(output.stdout.isEmpty)
-        let names = try ProviderRegistry(allProviders, sandboxes: allSandboxes).names.joined(separator: ", ")
+        let names = try TestRegistry.builtIn().names.joined(separator: ", ")
         #expect(output.stderr.hasPrefix("Error: unknown provider or command 'nosuch'. Valid providers: \(names)."))
         #expect(output.stderr.hasSuffix("Usage: aggregate <command> [arguments] [options]\n  See 'aggregate --help' for more information.\n"))
     }
@@ -215,7 +216,7 @@ final class LineReader: @unchecked Sendable {
         process.waitUntilExit()
         #expect(process.terminationStatus == 0)
         let results = try #require(try JSONParser().parse(data)["results"]?.array)
-        #expect(results.count == allProviders.count)
+        #expect(results.count == (try TestRegistry.builtIn().names.count))
         #expect(results.allSatisfy { $0["status"] == "ok" && ($0["items"]?.array?.isEmpty == false) })
     }
 }

@@ -1,6 +1,7 @@
 import AggregateCore
 import AggregateProviders
 import AggregateSandbox
+import AggregateTestSupport
 import Foundation
 import Testing
 
@@ -17,7 +18,7 @@ final class LoopbackSandbox: Sendable {
         configuration.faults = try faults.map(SandboxFault.parse)
         configuration.store = SandboxStore(directory: dataDirectory)
         configuration.settings = settings
-        server = SandboxServer(registry: try ProviderRegistry(allProviders, sandboxes: sandboxes), configuration: configuration)
+        server = SandboxServer(registry: try TestRegistry.builtIn(sandboxes: sandboxes), configuration: configuration)
         try server.start()
     }
 

@@ -3,4 +3,156 @@
 
 /// The compiled-in provider definitions: each folder under `Providers/` that holds a `provider.json` and no Swift
 /// file, with the file's exact text.
-public let builtInDefinitions: [(folder: String, json: String)] = []
+public let builtInDefinitions: [(folder: String, json: String)] = [
+    (folder: "GitHub", json: #"""
+{
+  "$schema": "https://github.com/aggregate/aggregate/Schemas/provider-definition.schema.json",
+  "name": "github",
+  "displayName": "GitHub",
+  "summary": "GitHub repositories matching a search, from the REST API's repository search.",
+  "docsURL": "https://docs.github.com/en/rest/search/search#search-repositories",
+  "baseURL": "https://api.github.com",
+  "authStyle": "optional bearer token (search works without one, at 10 requests a minute)",
+  "paginationStyle": "the Link header's rel=\"next\", 30 a page, at most 1,000 results a search",
+  "auth": [
+    {
+      "variable": "GITHUB_TOKEN",
+      "in": "bearer",
+      "required": false,
+      "usage": "A personal access token, sent as 'Authorization: Bearer'; optional, it raises the search limit from 10 to 30 requests a minute.",
+      "sandboxValue": "sandbox-github-token"
+    }
+  ],
+  "headers": {
+    "Accept": "application/vnd.github+json",
+    "X-GitHub-Api-Version": "2022-11-28",
+    "User-Agent": "aggregate (https://github.com/aggregate/aggregate)"
+  },
+  "operations": [
+    {
+      "name": "search",
+      "summary": "Repositories matching words and GitHub's qualifiers (user:, org:, stars:>N, ...), best match first unless --sort is given.",
+      "kind": "repository",
+      "parameters": [
+        {"name": "query", "positional": true, "required": true, "valueName": "QUERY", "help": "Words and qualifiers, e.g. 'swift stars:>100'."},
+        {"name": "sort", "type": "enum", "values": ["stars", "forks", "updated"], "help": "GitHub's order: by stars, forks or last update instead of best match (a field, e.g. -createdAt, sorts the fetched items locally instead)."},
+        {"name": "order", "type": "enum", "values": ["desc", "asc"], "help": "The order of --sort (GitHub's default: desc)."},
+        {"name": "language", "valueName": "LANGUAGE", "help": "Only repositories in this language, e.g. Swift (adds language:LANGUAGE to the query)."}
+      ],
+      "request": {
+        "path": "/search/repositories",
+        "query": {"q": "{query}{language? language:{language}}", "sort": "{sort}", "order": "{order}"}
+      },
+      "pagination": {"kind": "link", "pageSize": 30, "pageSizeParameter": "per_page", "totalCountPath": "total_count", "maxResults": 1000},
+      "records": "items",
+      "item": {
+        "id": "id",
+        "title": "full_name",
+        "summary": "description",
+        "url": "html_url",
+        "author": "owner.login",
+        "createdAt": {"path": "created_at", "dateFormat": "iso8601"},
+        "metrics": {
+          "stars": "stargazers_count",
+          "forks": "forks_count",
+          "openIssues": "open_issues_count"
+        },
+        "tags": "topics",
+        "extra": {
+          "language": "language",
+          "license": {"path": "license.spdx_id"},
+          "updatedAt": {"path": "updated_at", "transform": "date"},
+          "pushedAt": {"path": "pushed_at", "transform": "date"}
+        }
+      }
+    }
+  ],
+  "errors": {
+    "message": [
+      {"template": "{message}: {errors[0].message} (field '{errors[0].field}')"},
+      {"template": "{message}: field '{errors[0].field}' is {errors[0].code}"},
+      {"template": "{message}: {errors[0].message}"},
+      "message"
+    ],
+    "unauthorizedHint": "Check GITHUB_TOKEN, or unset it: search works without a token.",
+    "body": {"message": "{message}", "documentation_url": "https://docs.github.com/rest", "status": "{status}"}
+  },
+  "rateLimit": {
+    "statuses": [403, 429],
+    "remainingHeader": "x-ratelimit-remaining",
+    "resetHeader": "x-ratelimit-reset",
+    "reset": "epoch-seconds",
+    "retryAfter": true
+  },
+  "textView": {"line": "{title}{metrics.stars? ★{metrics.stars}}{extra.language? · {extra.language}}{summary? — {summary}}"},
+  "examples": [
+    {"arguments": ["github", "search", "swift"], "summary": "Repositories about Swift, best match first: the first page."},
+    {"arguments": ["github", "search", "swift", "--sort", "stars", "--language", "Swift", "--limit", "40"], "summary": "Forty Swift repositories by stars: two pages, following the Link header."}
+  ],
+  "samples": {"search": ["SampleData/search-1.json", "SampleData/search-2.json"]}
+}
+"""#),
+    (folder: "HackerNews", json: #"""
+{
+  "$schema": "https://github.com/aggregate/aggregate/Schemas/provider-definition.schema.json",
+  "name": "hackernews",
+  "displayName": "Hacker News",
+  "summary": "Hacker News stories and comments matching a search, from Algolia's HN Search API.",
+  "docsURL": "https://hn.algolia.com/api",
+  "baseURL": "https://hn.algolia.com/api/v1",
+  "paginationStyle": "numbered pages from 0, 20 a page, at most 1,000 hits a search",
+  "headers": {"Accept": "application/json"},
+  "operations": [
+    {
+      "name": "search",
+      "summary": "Stories and comments matching words: by relevance, then points and comments, or newest first with --by-date.",
+      "kind": "story",
+      "parameters": [
+        {"name": "query", "positional": true, "required": true, "valueName": "QUERY", "help": "Words to look for (the last one also matches as a prefix)."},
+        {"name": "tags", "type": "enum", "values": ["story", "comment", "ask_hn", "show_hn", "poll"], "help": "Only this kind of item."},
+        {"name": "by-date", "type": "boolean", "help": "Newest first (/search_by_date) instead of by relevance."}
+      ],
+      "request": {
+        "path": "/search{by-date?_by_date}",
+        "query": {"query": "{query}", "tags": "{tags}"}
+      },
+      "pagination": {
+        "kind": "pageNumber", "parameter": "page", "firstPage": 0, "pageSize": 20, "pageSizeParameter": "hitsPerPage",
+        "totalPagesPath": "nbPages", "totalCountPath": "nbHits", "maxResults": 1000
+      },
+      "records": "hits",
+      "item": {
+        "kind": {"path": "_tags", "oneOf": ["story", "comment"]},
+        "id": "objectID",
+        "title": ["title", "story_title"],
+        "url": ["url", {"template": "https://news.ycombinator.com/item?id={objectID}"}],
+        "author": "author",
+        "createdAt": {"path": "created_at_i", "dateFormat": "epoch-seconds"},
+        "summary": [
+          {"path": "story_text", "transform": "html-text"},
+          {"path": "comment_text", "transform": "html-text"}
+        ],
+        "metrics": {
+          "points": "points",
+          "comments": "num_comments"
+        },
+        "extra": {
+          "storyId": "story_id",
+          "storyUrl": "story_url"
+        }
+      }
+    }
+  ],
+  "errors": {
+    "message": ["message", "error"],
+    "body": {"message": "{message}"}
+  },
+  "textView": {"line": "{title}{metrics.points? · {metrics.points} points}{metrics.comments? · {metrics.comments} comments}{author? · {author}}{summary? — {summary}}"},
+  "examples": [
+    {"arguments": ["hackernews", "search", "swift"], "summary": "Stories and comments about Swift, most relevant first: the first page of 20."},
+    {"arguments": ["hackernews", "search", "swift", "--limit", "30"], "summary": "Thirty hits: pages 0 and 1 (the second in the pre-2023 shape, with nulls)."}
+  ],
+  "samples": {"search": ["SampleData/search-1.json", "SampleData/search-2.json"]}
+}
+"""#),
+]
