@@ -34,7 +34,7 @@ var targets: [Target] = [
     ),
     .target(
         name: "AggregateTestSupport",
-        dependencies: ["AggregateCore", "AggregateSandbox", "AggregateProviders"]
+        dependencies: ["AggregateCore", "AggregateSandbox", "AggregateProviders", "AggregateScaffold"]
     ),
     .testTarget(name: "AggregateCoreTests", dependencies: ["AggregateCore", "AggregateTestSupport"], exclude: ["Fixtures", "Golden"]),
     .testTarget(name: "AggregateSandboxTests", dependencies: ["AggregateCore", "AggregateSandbox", "AggregateTestSupport"]),

@@ -95,15 +95,17 @@ public enum ProviderScaffold {
         }
     }
 
-    /// The Swift provider folders under `Providers/`, told apart as `Package.swift` does: a folder holding
-    /// `provider.json` and no Swift file is a definition; every other one is a Swift provider.
+    /// The Swift provider folders under `Providers/`, sorted.
     public static func swiftProviderFolders(_ providersFolder: URL) -> [String] {
-        let manager = FileManager.default
-        let folders = (try? manager.contentsOfDirectory(atPath: providersFolder.path)) ?? []
-        return folders.filter { folder in
-            let files = (try? manager.contentsOfDirectory(atPath: providersFolder.appendingPathComponent(folder).path)) ?? []
-            return !folder.hasPrefix(".") && !(files.contains("provider.json") && !files.contains { $0.hasSuffix(".swift") })
-        }.sorted()
+        let folders = (try? FileManager.default.contentsOfDirectory(atPath: providersFolder.path)) ?? []
+        return folders.filter { !$0.hasPrefix(".") && !isDefinitionFolder(providersFolder.appendingPathComponent($0)) }.sorted()
+    }
+
+    /// Whether a folder under `Providers/` is a declarative provider, told apart as `Package.swift` does: it holds
+    /// `provider.json` and no Swift file (every other folder is a Swift provider with its emulator).
+    public static func isDefinitionFolder(_ folder: URL) -> Bool {
+        let files = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+        return files.contains("provider.json") && !files.contains { $0.hasSuffix(".swift") }
     }
 }
 

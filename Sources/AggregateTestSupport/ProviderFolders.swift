@@ -1,7 +1,7 @@
 public import Foundation
+import AggregateScaffold
 
-/// The folders under `Providers/`, told apart as `Package.swift` does: a folder with `provider.json` and no Swift
-/// file is a declarative provider (no target); every other folder is a Swift provider with its emulator.
+/// The folders under `Providers/`, told apart as `Package.swift` does (``ProviderScaffold/isDefinitionFolder(_:)``).
 public enum ProviderFolders {
     /// `Providers/` in the package.
     public static let root = TestPaths.packageRoot.appendingPathComponent("Providers")
@@ -19,7 +19,6 @@ public enum ProviderFolders {
 
     /// Whether `folder` holds a definition.
     public static func isDefinition(_ folder: String) -> Bool {
-        let files = (try? FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent(folder).path)) ?? []
-        return files.contains("provider.json") && !files.contains { $0.hasSuffix(".swift") }
+        ProviderScaffold.isDefinitionFolder(root.appendingPathComponent(folder))
     }
 }

@@ -48,7 +48,7 @@ struct DefinitionErrorReader {
         guard response.status == 429 || isExhausted(response, limit) || retryAfter != nil else { return nil }
         let reset = retryAfter.map { now.addingTimeInterval($0) } ?? resetDate(response, limit)
         guard let reset else { return "wait before trying again" }
-        return "the limit resets \(LocalClock(environment: environment).describe(reset, now: now))"
+        return "the limit resets \(RateLimitReset.describe(reset, now: now, timeZone: RateLimitReset.timeZone(environment: environment)))"
     }
 
     private func resetDate(_ response: HTTPResponse, _ limit: ProviderDefinition.RateLimit) -> Date? {
@@ -56,33 +56,5 @@ struct DefinitionErrorReader {
               let value = Double(text), value >= 0
         else { return nil }
         return limit.resetIsEpoch ? Date(timeIntervalSince1970: value) : now.addingTimeInterval(value)
-    }
-}
-
-/// Times told in the user's local time: `TZ` from the run's environment when it names a zone, else the process's.
-/// (X's provider words its resets the same way; it can move onto this.)
-public struct LocalClock: Sendable {
-    /// The zone times are told in.
-    public let timeZone: TimeZone
-
-    /// The clock of a run with `environment`.
-    public init(environment: [String: String]) {
-        var name = environment["TZ"]?.trimmingCharacters(in: .whitespaces) ?? ""
-        if name.hasPrefix(":") { name.removeFirst() }
-        timeZone = name.isEmpty ? .current : TimeZone(identifier: name) ?? .current
-    }
-
-    /// `at 14:05 local time (in 12 min)`; the date is added when `date` is not today.
-    public func describe(_ date: Date, now: Date) -> String {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = timeZone
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = timeZone
-        formatter.dateFormat = calendar.isDate(date, inSameDayAs: now) ? "HH:mm" : "yyyy-MM-dd HH:mm"
-        let seconds = date.timeIntervalSince(now)
-        guard seconds > 0 else { return "at \(formatter.string(from: date)) local time (already passed: try again now)" }
-        let minutes = Int((seconds / 60).rounded(.up))
-        return "at \(formatter.string(from: date)) local time (in \(minutes) min)"
     }
 }
