@@ -24,6 +24,9 @@ public struct DefinitionSandbox: SandboxServing {
 
     public var providerName: String { definition.name }
 
+    /// The validators the definition's `sandboxCaching` declares (an ETag when it declares none).
+    public var sandboxCaching: SandboxCaching { definition.sandboxCaching }
+
     public var sandboxEnvironment: [String: String] {
         Dictionary(definition.credentials.map { ($0.variable.name, $0.sandboxValue) }, uniquingKeysWith: { first, _ in first })
     }
