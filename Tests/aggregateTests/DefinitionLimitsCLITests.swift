@@ -36,6 +36,31 @@ import Testing
         #expect(sandbox.server.requestCount == 11)
     }
 
+    /// The emulator enforces the definition's budget for real, shrunk with `github.rate-limit` (`aggregate sandbox
+    /// --rate-limit github=N/WINDOW`): the client, given the same budget, waits instead of getting a 403; without its
+    /// limiter the sandbox refuses the request over the budget.
+    @Test func againstAShrunkSandboxLimitTheLimiterWaitsAndNeverGetsA403() throws {
+        let cache = try Self.temporaryFolder("github-shrunk")
+        defer { try? FileManager.default.removeItem(at: cache) }
+        let arguments = ["github", "search", "swift", "--limit", "1", "--format", "json", "--no-cache"]
+        let sandbox = try LoopbackSandbox(settings: ["github.rate-limit": "3/500ms"])
+        let environment = [
+            "AGGREGATE_GITHUB_BASE_URL": sandbox.url + "/github", "XDG_CACHE_HOME": cache.path, "TZ": "UTC", "AGGREGATE_GITHUB_RATE_LIMIT": "3/500ms",
+        ]
+        let runs = try (0..<12).map { _ in try Binary.run(arguments + ["--verbose"], environment: environment) }
+        #expect(runs.allSatisfy { $0.status == 0 }, "\(runs.first { $0.status != 0 }?.stderr ?? "")")
+        #expect(!runs.contains { $0.stderr.contains("403") })
+        #expect(sandbox.server.requestCount == 12)
+        #expect(runs.contains { $0.stderr.contains("github: waiting ") && $0.stderr.contains("s for the rate limit (3 requests per 0.5 s)") })
+
+        let strict = try LoopbackSandbox(settings: ["github.rate-limit": "3/1h"])
+        let unlimited = try (0..<4).map { _ in
+            try Binary.run(arguments + ["--no-rate-limit"], environment: ["AGGREGATE_GITHUB_BASE_URL": strict.url + "/github", "XDG_CACHE_HOME": cache.path, "TZ": "UTC"])
+        }
+        #expect(unlimited.prefix(3).allSatisfy { $0.status == 0 })
+        #expect(unlimited[3].status == 1 && unlimited[3].stderr.contains("HTTP 403"), "\(unlimited[3].stderr)")
+    }
+
     /// The override shrinks the definition's budget like a Swift provider's: 2 per 30 s lets two runs through.
     @Test func theOverrideVariableShrinksTheDefinitionsBudget() throws {
         let sandbox = try LoopbackSandbox()
