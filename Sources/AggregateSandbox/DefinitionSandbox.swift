@@ -24,6 +24,9 @@ public struct DefinitionSandbox: SandboxServing {
 
     public var providerName: String { definition.name }
 
+    /// The validators the definition's `sandboxCaching` declares (an ETag when it declares none).
+    public var sandboxCaching: SandboxCaching { definition.sandboxCaching }
+
     public var sandboxEnvironment: [String: String] {
         Dictionary(definition.credentials.map { ($0.variable.name, $0.sandboxValue) }, uniquingKeysWith: { first, _ in first })
     }
@@ -38,6 +41,7 @@ public struct DefinitionSandbox: SandboxServing {
             return error(405, "\(request.method) is not allowed on \(request.path)", context: context)
         }
         if let rejected = checkCredentials(request, context: context) { return rejected }
+        if let refused = countAgainstBudgets(request, context: context) { return refused }
         guard let files = definition.samples[operation.descriptor.name] else {
             return error(404, "the definition of \(definition.name) lists no samples for '\(operation.descriptor.name)'", context: context)
         }
@@ -59,18 +63,43 @@ public struct DefinitionSandbox: SandboxServing {
 
     // MARK: Parts
 
+    /// The value `request` carries for `credential`, where the definition says it is sent.
+    private func sentValue(of credential: ProviderDefinition.Credential, in request: SandboxRequest) -> String? {
+        switch credential.variable.placement {
+        case .bearer?: return request.bearerToken
+        case .queryParameter(let name)?: return request.queryValue(name)
+        case .header(let name)?: return request.headers[name]
+        case nil: return nil
+        }
+    }
+
+    /// Enforces the declared `rateBudgets` as the real API does, when the sandbox counts requests (the server, not
+    /// `--offline`): the tier is the first whose `whenSet` credential the request carries (or that has none), and
+    /// `aggregate sandbox --rate-limit <name>=N/WINDOW` shrinks it. Over the budget: the first rate-limit status.
+    private func countAgainstBudgets(_ request: SandboxRequest, context: SandboxContext) -> SandboxResponse? {
+        var counted: [String] = []
+        for budget in definition.descriptor.rateBudgets where !counted.contains(budget.name) {
+            if let variable = budget.whenSet {
+                let credential = definition.credentials.first { $0.variable.name == variable }
+                guard let credential, sentValue(of: credential, in: request) != nil else { continue }
+            }
+            counted.append(budget.name)
+            let pattern = budget.paths.first { $0.matches(request.path) }
+            guard budget.paths.isEmpty || pattern != nil else { continue }
+            let key = budget.perEndpoint ? "\(budget.name) \(pattern!)" : budget.name
+            let window = context.countRequest(provider: definition.name, budget: key, limit: budget.requests, window: budget.window)
+            if let window, window.isExceeded {
+                return error(definition.rateLimit?.statuses.first ?? 429, "rate limit exceeded (\(window.limit) requests per window)", context: context)
+            }
+        }
+        return nil
+    }
+
     /// A 401 in the definition's shape when a credential is missing (and required) or not the sandbox's value.
     private func checkCredentials(_ request: SandboxRequest, context: SandboxContext) -> SandboxResponse? {
         var sentAny = false
         for credential in definition.credentials {
-            let sent: String?
-            switch credential.variable.placement {
-            case .bearer?: sent = request.bearerToken
-            case .queryParameter(let name)?: sent = request.queryValue(name)
-            case .header(let name)?: sent = request.headers[name]
-            case nil: sent = nil
-            }
-            guard let sent else { continue }
+            guard let sent = sentValue(of: credential, in: request) else { continue }
             guard sent == credential.sandboxValue else { return error(401, "the credential in \(credential.variable.name) was rejected", context: context) }
             sentAny = true
         }

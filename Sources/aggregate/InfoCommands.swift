@@ -86,6 +86,7 @@ enum InfoCommands {
         text += HelpText.row("Auth", descriptor.authStyle, column, width)
         text += HelpText.row("Pagination", descriptor.paginationStyle, column, width)
         text += HelpText.row("Cache", "GET answers stay fresh for \(descriptor.cacheFreshness.summary) (or the API's shorter max-age)", column, width)
+        if let budgets = DescribeRateBudgets.text(descriptor.rateBudgets) { text += HelpText.row("Rate limit", budgets, column, width) }
         if !descriptor.auth.isEmpty {
             text += "\nENVIRONMENT:\n"
             for variable in descriptor.auth { text += HelpText.row("  " + variable.name, variable.usage, column, width) }
@@ -151,6 +152,7 @@ enum InfoCommands {
             "authStyle": .string(descriptor.authStyle),
             "paginationStyle": .string(descriptor.paginationStyle),
             "cacheFreshness": descriptor.cacheFreshness.jsonValue,
+            "rateBudgets": DescribeRateBudgets.json(descriptor.rateBudgets),
             "options": .array(descriptor.options.map(parameterJSON)),
             "operations": .array(descriptor.operations.map { operation in
                 [

@@ -9,7 +9,9 @@ struct DefinitionMapper {
     func item(from record: JSONValue) -> Item? {
         let mapping = operation.item
         guard let id = mapping.id.text(in: record), !id.isEmpty, let title = mapping.title.text(in: record) else { return nil }
-        var item = Item(provider: provider, kind: mapping.kind?.text(in: record) ?? operation.descriptor.itemKind, id: id, title: title)
+        // A kind read from the record that is not a lower-case identifier would break the result schema: the declared one stands in.
+        let kind = mapping.kind?.text(in: record).flatMap { DefinitionLimits.isItemKind($0) ? $0 : nil } ?? operation.descriptor.itemKind
+        var item = Item(provider: provider, kind: kind, id: id, title: title)
         for (field, rule) in mapping.text {
             let text = rule.text(in: record)
             switch field {

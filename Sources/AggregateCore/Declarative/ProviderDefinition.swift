@@ -96,6 +96,8 @@ public struct ProviderDefinition: Sendable {
     public var operations: [Operation]
     public var errors: Errors
     public var rateLimit: RateLimit?
+    /// The validators the emulator's successful GET answers carry (`sandboxCaching`; an ETag when absent).
+    public var sandboxCaching: SandboxCaching
     /// The text view's line, or `nil` for the generic list.
     public var textLine: Template?
     /// Sample files per operation, first page first, relative to the definition's folder.
@@ -118,6 +120,7 @@ public struct ProviderDefinition: Sendable {
     static let topFields = [
         "$schema", "formatVersion", "name", "displayName", "summary", "docsURL", "baseURL", "baseURLVariables", "authStyle",
         "paginationStyle", "auth", "headers", "operations", "errors", "rateLimit", "textView", "examples", "samples",
+        "rateBudgets", "cache", "sandboxCaching",
     ]
 
     init(reading reader: DefinitionReader) throws(DefinitionProblem) {
@@ -170,6 +173,9 @@ public struct ProviderDefinition: Sendable {
             operations: operations.map(\.descriptor), examples: examples)
         // The reset of a rate limit is told in local time: the run's TZ.
         if rateLimit != nil { descriptor.settingVariables = ["TZ"] }
+        descriptor.rateBudgets = try DefinitionLimits.rateBudgets(top["rateBudgets"], credentials: credentials.map(\.variable.name))
+        descriptor.cacheFreshness = try DefinitionLimits.cacheFreshness(top["cache"], operations: operations.map(\.descriptor.name))
+        sandboxCaching = try DefinitionLimits.sandboxCaching(top["sandboxCaching"])
         self.descriptor = descriptor
     }
 
@@ -243,8 +249,12 @@ public struct ProviderDefinition: Sendable {
         let pagination = try fields["pagination"].map { (entry) throws(DefinitionProblem) in try Self.pagination(entry) } ?? .none
         let method = try request["method"]?.word(["GET", "POST", "PUT", "PATCH", "DELETE"]) ?? "GET"
         let order = try fields["order"].map { (entry) throws(DefinitionProblem) in try Self.order(entry) } ?? []
+        let kind = try fields.required("kind").string()
+        guard DefinitionLimits.isItemKind(kind) else {
+            throw fields.required("kind").problem("'\(kind)' must be lower-case letters, digits and '-', starting with a letter (an item kind)")
+        }
         let descriptor = ProviderOperation(
-            name: name, summary: try fields.required("summary").string(), itemKind: try fields.required("kind").string(),
+            name: name, summary: try fields.required("summary").string(), itemKind: kind,
             parameters: parameters, writes: !["GET", "HEAD"].contains(method))
         return Operation(
             descriptor: descriptor, method: method, path: path,
@@ -355,8 +365,14 @@ public struct ProviderDefinition: Sendable {
                 if let part = parts[key] { location.append((key, try ValueRule(reading: part))) }
             }
         }
+        let kind = try rule("kind")
+        for case .constant(let value) in kind?.sources.map(\.origin) ?? [] {
+            guard let text = ValueRule.text(value), DefinitionLimits.isItemKind(text) else {
+                throw fields.required("kind").problem("the constant kind \(value) must be lower-case letters, digits and '-', starting with a letter")
+            }
+        }
         return ItemMapping(
-            kind: try rule("kind"), id: try rule("id")!, title: try rule("title")!, text: text, createdAt: try rule("createdAt"),
+            kind: kind, id: try rule("id")!, title: try rule("title")!, text: text, createdAt: try rule("createdAt"),
             location: location, metrics: try rules(fields["metrics"]), tags: try rule("tags"), extra: try rules(fields["extra"]))
     }
 

@@ -84,6 +84,12 @@ public let builtInDefinitions: [(folder: String, json: String)] = [
     "reset": "epoch-seconds",
     "retryAfter": true
   },
+  "rateBudgets": [
+    {"name": "search", "requests": 30, "window": 60, "paths": ["/search/**"], "whenSet": "GITHUB_TOKEN"},
+    {"name": "search", "requests": 10, "window": 60, "paths": ["/search/**"]}
+  ],
+  "cache": {"defaultSeconds": 300, "operations": {"search": 180}},
+  "sandboxCaching": {"validators": "etagAndLastModified"},
   "textView": {"line": "{title}{metrics.stars? ★{metrics.stars}}{extra.language? · {extra.language}}{summary? — {summary}}"},
   "examples": [
     {"arguments": ["github", "search", "swift"], "summary": "Repositories about Swift, best match first: the first page."},
@@ -147,6 +153,9 @@ public let builtInDefinitions: [(folder: String, json: String)] = [
     "message": ["message", "error"],
     "body": {"message": "{message}"}
   },
+  "rateBudgets": [{"name": "api", "requests": 10000, "window": 3600}],
+  "cache": {"defaultSeconds": 300, "operations": {"search": 300}, "endpoints": [{"pathPrefix": "/search_by_date", "seconds": 60}]},
+  "sandboxCaching": {"validators": "none"},
   "textView": {"line": "{title}{metrics.points? · {metrics.points} points}{metrics.comments? · {metrics.comments} comments}{author? · {author}}{summary? — {summary}}"},
   "examples": [
     {"arguments": ["hackernews", "search", "swift"], "summary": "Stories and comments about Swift, most relevant first: the first page of 20."},
