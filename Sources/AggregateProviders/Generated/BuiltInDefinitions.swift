@@ -89,7 +89,7 @@ public let builtInDefinitions: [(folder: String, json: String)] = [
     {"name": "search", "requests": 10, "window": 60, "paths": ["/search/**"]}
   ],
   "cache": {"defaultSeconds": 300, "operations": {"search": 180}},
-  "sandboxCaching": {"validators": "etagAndLastModified"},
+  "sandboxCaching": {"validators": "none", "cacheControl": "no-cache"},
   "textView": {"line": "{title}{metrics.stars? ★{metrics.stars}}{extra.language? · {extra.language}}{summary? — {summary}}"},
   "examples": [
     {"arguments": ["github", "search", "swift"], "summary": "Repositories about Swift, best match first: the first page."},
