@@ -288,6 +288,8 @@ public final class JSONEventReader {
         if end >= 3, storage[0] == 0xEF, storage[1] == 0xBB, storage[2] == 0xBF {
             hadByteOrderMark = true
             position = 3
+            // Columns on the first line count from after the mark, as the tree parser's do.
+            lineStartBefore = 3
         }
     }
 

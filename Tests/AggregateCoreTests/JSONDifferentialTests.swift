@@ -73,6 +73,25 @@ private struct CorpusWriter {
         }
     }
 
+    /// Found by the JSON fuzzer: after a UTF-8 byte order mark, columns on the first line count from after the mark
+    /// in both readers (the stream counted the mark's three bytes).
+    @Test(arguments: ["\u{FEFF}\u{10},", "\u{FEFF}  x", "\u{FEFF}[1,]", "\u{FEFF}[1,\n2,]"])
+    func errorsAfterAByteOrderMarkHaveTheSameColumnInBothReaders(text: String) throws {
+        let data = Data(text.utf8)
+        var treeError: JSONParseError?
+        do { _ = try JSONParser().parse(data) } catch { treeError = error }
+        for chunkSize in [2, 7, 64] {
+            var streamError: JSONParseError?
+            do throws(JSONParseError) {
+                _ = try JSONEventReader(data: data, chunkSize: chunkSize).readValue()
+            } catch { streamError = error }
+            #expect(treeError != nil)
+            #expect(treeError?.reason == streamError?.reason, "\(text)")
+            #expect(treeError?.line == streamError?.line && treeError?.column == streamError?.column, "\(text) chunk \(chunkSize)")
+        }
+        if text.hasPrefix("\u{FEFF}\u{10}") { #expect(treeError?.column == 1) }
+    }
+
     @Test func truncatedCorpusDocumentsFailAlikeInBothReaders() throws {
         var writer = CorpusWriter(random: SeededGenerator(state: 7))
         var compared = 0
