@@ -30,7 +30,17 @@ struct DefinitionReader {
 
     /// The member `key`'s pointer: `~` and `/` escaped as RFC 6901 says.
     func pointer(to key: String) -> String {
-        pointer + "/" + key.replacingOccurrences(of: "~", with: "~0").replacingOccurrences(of: "/", with: "~1")
+        // Every run reads the built-in definitions, so this stays in the standard library (no NSString bridging).
+        guard key.contains(where: { $0 == "~" || $0 == "/" }) else { return pointer + "/" + key }
+        var escaped = ""
+        for character in key {
+            switch character {
+            case "~": escaped += "~0"
+            case "/": escaped += "~1"
+            default: escaped.append(character)
+            }
+        }
+        return pointer + "/" + escaped
     }
 
     /// The members of an object, refusing keys outside `allowed` and missing `required` ones.
@@ -59,8 +69,13 @@ struct DefinitionReader {
 
     func string(nonEmpty: Bool = true) throws(DefinitionProblem) -> String {
         guard case .string(let text) = value else { throw problem("must be a string, not \(value.typeName)") }
-        if nonEmpty, text.trimmingCharacters(in: .whitespaces).isEmpty { throw problem("must not be empty") }
+        if nonEmpty, text.unicodeScalars.allSatisfy(Self.isBlank) { throw problem("must not be empty") }
         return text
+    }
+
+    /// What `CharacterSet.whitespaces` holds (tab and the space separators), tested without Foundation's bridging.
+    static func isBlank(_ scalar: Unicode.Scalar) -> Bool {
+        scalar == "\t" || scalar.properties.generalCategory == .spaceSeparator
     }
 
     func bool() throws(DefinitionProblem) -> Bool {

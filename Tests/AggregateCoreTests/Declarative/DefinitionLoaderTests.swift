@@ -103,11 +103,25 @@ import Testing
         ("samples", ["find": ["a.json"]], "/samples/find", "'find' is not an operation"),
         ("examples", [["arguments": [], "summary": "x"]], "/examples/0/arguments", "must hold at least 1 element"),
         ("errors", ["statusKinds": ["42": "usage"]], "/errors/statusKinds/42", "is not an HTTP status"),
+        // RFC 6901: '~' and '/' in a key are escaped as ~0 and ~1.
+        ("operations/0/request/query/a~b\u{2215}c", "{qeury}", "/operations/0/request/query/a~0b\u{2215}c", "names 'qeury'"),
+        ("summary", "  \t", "/summary", "must not be empty"),
+        // A no-break space is a space too (CharacterSet.whitespaces holds the space separators).
+        ("summary", "\u{00A0}\u{2003}", "/summary", "must not be empty"),
     ] as [(String, JSONValue?, String, String)])
     func eachMistakeNamesItsPointer(_ path: String, _ value: JSONValue?, _ pointer: String, _ words: String) throws {
         let problem = try #require(Self.problem { Self.set(&$0, path.split(separator: "/").map { Int($0).map { $0 as Any } ?? String($0) }, value) }, "expected \(pointer) to be refused")
         #expect(problem.pointer == pointer)
         #expect(problem.message.contains(words), "\(problem.message)")
+    }
+
+    @Test func aKeyWithASlashIsEscapedInThePointer() throws {
+        let problem = try #require(Self.problem { Self.set(&$0, ["operations", 0, "request", "query", "a/b~"] as [Any], "{qeury}") })
+        #expect(problem.pointer == "/operations/0/request/query/a~1b~0")
+    }
+
+    @Test func aSummaryWithVisibleTextAmongSpacesIsNotEmpty() throws {
+        #expect(Self.problem { Self.set(&$0, ["summary"] as [Any], " \u{00A0}x ") } == nil)
     }
 
     @Test func headersForEveryRequestMayNameNoParameter() throws {
