@@ -48,6 +48,17 @@ public struct Redactor: Sendable, Equatable {
         return Self.maskSensitiveParameters(in: result)
     }
 
+    /// `body` with every secret replaced by `***`: as text when it is UTF-8; otherwise byte for byte, so a secret
+    /// inside a binary or mis-encoded body (a cassette keeps those as base64) is hidden too.
+    public func redact(_ body: Data) -> Data {
+        if let text = String(data: body, encoding: .utf8) { return Data(redact(text).utf8) }
+        // Latin-1 maps each byte to one scalar and back, so the bytes around a secret survive unchanged. A secret
+        // that is not ASCII appears there as its UTF-8 bytes, each read as one Latin-1 character.
+        func latin1(_ bytes: some Sequence<UInt8>) -> String { String(String.UnicodeScalarView(bytes.map { Unicode.Scalar($0) })) }
+        let bytewise = adding(secrets.map { latin1($0.utf8) })
+        return Data(bytewise.redact(latin1(body)).unicodeScalars.map { UInt8(truncatingIfNeeded: $0.value) })
+    }
+
     /// Whether `text` holds a known secret in any encoding (used to drop credential-bearing query parameters).
     public func containsSecret(_ text: String) -> Bool {
         patterns.contains { $0.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)) != nil }

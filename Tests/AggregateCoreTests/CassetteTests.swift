@@ -44,6 +44,29 @@ import Testing
         #expect(text.contains("Bearer ***") && text.contains("key=***") && text.contains("\"kind\": \"network\""))
     }
 
+    /// A body that is not UTF-8 is stored as base64; the secret inside it is masked byte for byte first.
+    @Test func aSecretInsideABodyThatIsNotUTF8IsMaskedToo() async throws {
+        let directory = folder()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let recorder = CassetteRecorder(directory: directory)
+        let exchange = FetchExchange(provider: "demo", origin: origin, redactor: Redactor(secrets: [secret]))
+        let binary = Data([0xFF, 0xFE, 0x00]) + Data(secret.utf8) + Data([0xC3, 0x28, 0x01])
+        let chain = FetchChain([recorder.middleware], transport: FakeTransport { request in
+            HTTPResponse(status: 200, headers: ["Content-Type": "application/octet-stream"], body: binary, url: request.url)
+        })
+        _ = try await chain.send(get("/blob"), exchange: exchange)
+        try recorder.save()
+        let text = try String(contentsOf: Cassette.file(in: directory), encoding: .utf8)
+        #expect(text.contains("\"bodyEncoding\": \"base64\""))
+        #expect(!text.contains(Data(secret.utf8).base64EncodedString()))
+        guard case .response(_, _, let body) = try Cassette.load(from: directory).exchanges[0].outcome else {
+            Issue.record("expected a response")
+            return
+        }
+        // Everything around the secret is kept as it was.
+        #expect(body == Data([0xFF, 0xFE, 0x00]) + Data("***".utf8) + Data([0xC3, 0x28, 0x01]))
+    }
+
     @Test func aCassetteReadsBackAsItWasWritten() async throws {
         let directory = folder()
         defer { try? FileManager.default.removeItem(at: directory) }

@@ -27,6 +27,18 @@ import Testing
         #expect(Redactor().redactHeader(name: "Accept", value: "application/json") == "application/json")
     }
 
+    @Test func masksSecretsInBytesThatAreNotUTF8() {
+        let redactor = Redactor(secrets: ["pässwörd-1", "plain-token-9"])
+        let around = (head: Data([0x00, 0xFF]), tail: Data([0x80, 0x41]))
+        for secret in ["pässwörd-1", "plain-token-9", "p%C3%A4ssw%C3%B6rd-1", Data("plain-token-9".utf8).base64EncodedString()] {
+            let body = around.head + Data(secret.utf8) + around.tail
+            #expect(redactor.redact(body) == around.head + Data("***".utf8) + around.tail, "\(secret)")
+        }
+        // UTF-8 text goes through the text redactor unchanged in meaning.
+        #expect(redactor.redact(Data("a plain-token-9 b".utf8)) == Data("a *** b".utf8))
+        #expect(redactor.redact(around.head + around.tail) == around.head + around.tail)
+    }
+
     @Test func ignoresTooShortSecrets() {
         #expect(Redactor(secrets: ["a", ""]).redact("a cat") == "a cat")
     }

@@ -66,7 +66,7 @@ public struct CassetteRecordingMiddleware: FetchMiddleware {
         let redactor = exchange.redactor
         let recorded = Cassette.Request(
             method: request.method, url: redactor.redact(request.url.absoluteString), headers: Self.redact(request.headers, redactor),
-            body: request.body.map { Self.redact($0, redactor) })
+            body: request.body.map(redactor.redact(_:)))
         let started = Date()
         func record(_ outcome: Cassette.Outcome) {
             recorder.append(Cassette.Exchange(
@@ -75,7 +75,7 @@ public struct CassetteRecordingMiddleware: FetchMiddleware {
         }
         do {
             let response = try await next(request, exchange)
-            record(.response(status: response.status, headers: Self.redact(response.headers, redactor), body: Self.redact(response.body, redactor)))
+            record(.response(status: response.status, headers: Self.redact(response.headers, redactor), body: redactor.redact(response.body)))
             return response
         } catch let error as AggregateError {
             record(.failure(error.kind, message: redactor.redact(error.message)))
@@ -90,11 +90,6 @@ public struct CassetteRecordingMiddleware: FetchMiddleware {
 
     static func redact(_ headers: HTTPHeaders, _ redactor: Redactor) -> HTTPHeaders {
         HTTPHeaders(headers.fields.map { (name: $0.name, value: redactor.redactHeader(name: $0.name, value: $0.value)) })
-    }
-
-    static func redact(_ body: Data, _ redactor: Redactor) -> Data {
-        guard let text = String(data: body, encoding: .utf8) else { return body }
-        return Data(redactor.redact(text).utf8)
     }
 }
 
@@ -154,7 +149,7 @@ public final class CassetteReplayer: @unchecked Sendable {
 
     private static func redacted(_ body: Data?, _ redactor: Redactor) -> Data {
         guard let body, !body.isEmpty else { return Data() }
-        return CassetteRecordingMiddleware.redact(body, redactor)
+        return redactor.redact(body)
     }
 
     static func matches(recorded: String, received: URL, redactor: Redactor, ignoringHost: Bool, provider: String) -> Bool {
