@@ -18,7 +18,7 @@ fi
 
 if $plain; then
     output="${1:-.build/aggregate-release}"
-    swift build -c release
+    swift build -c release --product aggregate
     cp "$(swift build -c release --show-bin-path)/aggregate" "$output"
 else
     output="${1:-.build/aggregate-static}"
@@ -35,8 +35,9 @@ else
             exit 1
         fi
     fi
-    # A separate build folder keeps the static objects from replacing the ordinary release build's.
-    swift build -c release --static-swift-stdlib --build-path .build/static
+    # A separate build folder keeps the static objects from replacing the ordinary release build's. Only the
+    # product: the test support target imports Testing, which has no static library.
+    swift build -c release --static-swift-stdlib --build-path .build/static --product aggregate
     cp "$(swift build -c release --static-swift-stdlib --build-path .build/static --show-bin-path)/aggregate" "$output"
 fi
 "$output" --version >/dev/null
