@@ -7,22 +7,38 @@ import FoundationNetworking
 /// it can drop credentials on another host), no cookies or cache, and the body read incrementally so a
 /// response over the size cap is cut off instead of filling memory.
 public final class URLSessionTransport: HTTPTransport, @unchecked Sendable {
-    private let session: URLSession
-    private let delegate: SessionDelegate
+    private let delegate = SessionDelegate()
+    private let lock = NSLock()
+    /// Created by the first request: a run answered from the cache or a cassette never starts libcurl and its TLS
+    /// library, which costs a warm run more than reading its answers does.
+    private var created: URLSession?
 
     /// Creates a transport with its own session.
-    public init() {
+    public init() {}
+
+    deinit { created?.invalidateAndCancel() }
+
+    /// Whether a request has started the session (for tests).
+    var hasStartedSession: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return created != nil
+    }
+
+    private var session: URLSession {
+        lock.lock()
+        defer { lock.unlock() }
+        if let created { return created }
         let configuration = URLSessionConfiguration.ephemeral
         configuration.httpShouldSetCookies = false
         configuration.httpCookieAcceptPolicy = .never
         configuration.urlCache = nil
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
         configuration.httpMaximumConnectionsPerHost = 8
-        delegate = SessionDelegate()
-        session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
+        let session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
+        created = session
+        return session
     }
-
-    deinit { session.invalidateAndCancel() }
 
     public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
         var urlRequest = URLRequest(url: Self.connectableURL(request.url))
