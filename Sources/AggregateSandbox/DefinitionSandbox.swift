@@ -41,14 +41,16 @@ public struct DefinitionSandbox: SandboxServing {
             return error(405, "\(request.method) is not allowed on \(request.path)", context: context)
         }
         if let rejected = checkCredentials(request, context: context) { return rejected }
-        if let refused = countAgainstBudgets(request, context: context) { return refused }
+        let budget = countAgainstBudgets(request, context: context)
+        if let refused = budget.refused { return refused }
+        func fail(_ status: Int, _ message: String) -> SandboxResponse { error(status, message, context: context, window: budget.window) }
         guard let files = definition.samples[operation.descriptor.name] else {
-            return error(404, "the definition of \(definition.name) lists no samples for '\(operation.descriptor.name)'", context: context)
+            return fail(404, "the definition of \(definition.name) lists no samples for '\(operation.descriptor.name)'")
         }
         let pages = SamplePages(operation: operation, files: files, sample: sample)
         do throws(SandboxExit) {
-            var response = try pages.response(for: request, context: context) { status, message in error(status, message, context: context) }
-            for (name, value) in rateLimitHeaders(exhausted: false, now: context.now) where response.headers[name] == nil {
+            var response = try pages.response(for: request, context: context, error: fail)
+            for (name, value) in rateLimitHeaders(exhausted: false, now: context.now, window: budget.window) where response.headers[name] == nil {
                 response.headers.add(name, value)
             }
             return response
@@ -76,8 +78,11 @@ public struct DefinitionSandbox: SandboxServing {
     /// Enforces the declared `rateBudgets` as the real API does, when the sandbox counts requests (the server, not
     /// `--offline`): the tier is the first whose `whenSet` credential the request carries (or that has none), and
     /// `aggregate sandbox --rate-limit <name>=N/WINDOW` shrinks it. Over the budget: the first rate-limit status.
-    private func countAgainstBudgets(_ request: SandboxRequest, context: SandboxContext) -> SandboxResponse? {
+    /// - Returns: the refusal, if any, and the counted window with the fewest requests left, which the rate-limit
+    ///   headers report as the real API does (`nil` when nothing is counted).
+    private func countAgainstBudgets(_ request: SandboxRequest, context: SandboxContext) -> (refused: SandboxResponse?, window: SandboxRateWindow?) {
         var counted: [String] = []
+        var tightest: SandboxRateWindow?
         for budget in definition.descriptor.rateBudgets where !counted.contains(budget.name) {
             if let variable = budget.whenSet {
                 let credential = definition.credentials.first { $0.variable.name == variable }
@@ -86,13 +91,15 @@ public struct DefinitionSandbox: SandboxServing {
             counted.append(budget.name)
             let pattern = budget.paths.first { $0.matches(request.path) }
             guard budget.paths.isEmpty || pattern != nil else { continue }
-            let key = budget.perEndpoint ? "\(budget.name) \(pattern!)" : budget.name
-            let window = context.countRequest(provider: definition.name, budget: key, limit: budget.requests, window: budget.window)
-            if let window, window.isExceeded {
-                return error(definition.rateLimit?.statuses.first ?? 429, "rate limit exceeded (\(window.limit) requests per window)", context: context)
+            let key = budget.perEndpoint ? "\(budget.bucketName) \(pattern!)" : budget.bucketName
+            guard let window = context.countRequest(provider: definition.name, budget: key, limit: budget.requests, window: budget.window) else { continue }
+            if window.isExceeded {
+                let status = definition.rateLimit?.statuses.first ?? 429
+                return (error(status, "rate limit exceeded (\(window.limit) requests per window)", context: context, window: window), window)
             }
+            if tightest.map({ window.remaining < $0.remaining }) ?? true { tightest = window }
         }
-        return nil
+        return (nil, tightest)
     }
 
     /// A 401 in the definition's shape when a credential is missing (and required) or not the sandbox's value.
@@ -108,7 +115,7 @@ public struct DefinitionSandbox: SandboxServing {
     }
 
     /// The definition's error body (`errors.body`, `{status}` and `{message}` filled in) with `status`.
-    func error(_ status: Int, _ message: String, context: SandboxContext) -> SandboxResponse {
+    func error(_ status: Int, _ message: String, context: SandboxContext, window: SandboxRateWindow? = nil) -> SandboxResponse {
         func fill(_ value: JSONValue) -> JSONValue {
             switch value {
             case .string(let text):
@@ -120,17 +127,23 @@ public struct DefinitionSandbox: SandboxServing {
         }
         let limited = definition.rateLimit?.statuses.contains(status) ?? false
         var headers = HTTPHeaders()
-        for (name, value) in rateLimitHeaders(exhausted: limited, now: context.now) { headers.add(name, value) }
+        for (name, value) in rateLimitHeaders(exhausted: limited, now: context.now, window: window) { headers.add(name, value) }
         return .json(fill(definition.errors.body), status: status, headers: headers)
     }
 
-    /// The declared rate-limit headers: some requests left, or none left with the reset a minute ahead.
-    private func rateLimitHeaders(exhausted: Bool, now: Date) -> [(String, String)] {
+    /// The declared rate-limit headers. When the sandbox counts requests, they tell the counted `window` (requests
+    /// left, and when it closes); otherwise (`--offline`, or no budget declared) some requests left, or none left
+    /// with the reset a minute ahead.
+    private func rateLimitHeaders(exhausted: Bool, now: Date, window: SandboxRateWindow?) -> [(String, String)] {
         guard let limit = definition.rateLimit else { return [] }
         var headers: [(String, String)] = []
-        if let name = limit.remainingHeader { headers.append((name, exhausted ? "0" : "59")) }
+        if let name = limit.remainingHeader {
+            headers.append((name, String(exhausted ? 0 : window?.remaining ?? 59)))
+        }
         if let name = limit.resetHeader {
-            headers.append((name, limit.resetIsEpoch ? String(Int(now.timeIntervalSince1970) + 60) : "60"))
+            let resets = window?.resets ?? now.addingTimeInterval(60)
+            let value = limit.resetIsEpoch ? resets.timeIntervalSince1970 : max(0, resets.timeIntervalSince(now))
+            headers.append((name, String(Int(value.rounded(.up)))))
         }
         return headers
     }

@@ -62,6 +62,9 @@ final class VirtualClock: @unchecked Sendable {
         let base = URL(string: "http://127.0.0.1:8787/kiva")!
         #expect(plan.buckets(for: URL(string: "http://127.0.0.1:8787/kiva/v1/loans/newest.json?page=1")!, baseURL: base).map(\.key) == ["rest"])
         #expect(plan.buckets(for: URL(string: "http://127.0.0.1:8787/kiva/graphql")!, baseURL: base).isEmpty)
+        // A tier that applies when a variable is set is counted apart from the one without.
+        let withAppID = try RateBudgetPlan(descriptor: Self.kiva, environment: ["KIVA_APP_ID": "org.example"])
+        #expect(withAppID.buckets(for: URL(string: "http://127.0.0.1:8787/kiva/v1/loans/newest.json")!, baseURL: base).map(\.key) == ["rest with KIVA_APP_ID"])
         var perEndpoint = Self.kiva
         perEndpoint.rateBudgets = [RateBudget("window", requests: 3, per: 900, paths: ["/2/users/*/tweets", "/2/users/by/username/*"], perEndpoint: true)]
         let endpoints = try RateBudgetPlan(descriptor: perEndpoint, environment: [:])

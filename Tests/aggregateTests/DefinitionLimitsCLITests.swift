@@ -14,7 +14,8 @@ import Testing
     }
 
     /// Runs of `github search` against a loopback emulator keep to the definition's search budget: ten a minute
-    /// without a token (the eleventh stops before sending), thirty with `GITHUB_TOKEN` (the same bucket goes on).
+    /// without a token (the eleventh stops before sending), thirty with `GITHUB_TOKEN`: the token's tier is counted
+    /// apart, so the address's spent quota (which the emulator's headers reported as 0 left) does not stop it.
     @Test func githubRunsKeepToTheDefinitionsSearchBudget() throws {
         let sandbox = try LoopbackSandbox()
         let cache = try Self.temporaryFolder("github-budget")
@@ -59,6 +60,26 @@ import Testing
         }
         #expect(unlimited.prefix(3).allSatisfy { $0.status == 0 })
         #expect(unlimited[3].status == 1 && unlimited[3].stderr.contains("HTTP 403"), "\(unlimited[3].stderr)")
+    }
+
+    /// A counting emulator tells the real window in the declared headers, as GitHub does: the requests left in it
+    /// and when it closes (epoch seconds). The token's tier is counted apart from the address's.
+    @Test func theEmulatorsRateLimitHeadersTellTheCountedWindow() async throws {
+        let sandbox = try LoopbackSandbox()
+        let url = URL(string: sandbox.url + "/github/search/repositories?q=swift")!
+        func remaining(token: String? = nil) async throws -> (String?, Int?) {
+            let headers = token.map { HTTPHeaders([(name: "Authorization", value: "Bearer \($0)")]) } ?? [:]
+            let response = try await URLSessionTransport().send(HTTPRequest(method: "GET", url: url, headers: headers))
+            #expect(response.status == 200)
+            return (response.headers["x-ratelimit-remaining"], response.headers["x-ratelimit-reset"].flatMap { Int($0) })
+        }
+        let start = Date()
+        let answers = [try await remaining(), try await remaining(), try await remaining()]
+        #expect(answers.map(\.0) == ["9", "8", "7"])
+        let reset = try #require(answers[0].1)
+        #expect(answers.allSatisfy { $0.1 == reset }, "one window, one reset")
+        #expect(abs(Double(reset) - start.addingTimeInterval(60).timeIntervalSince1970) < 3, "\(reset)")
+        #expect(try await remaining(token: "sandbox-github-token").0 == "29")
     }
 
     /// The override shrinks the definition's budget like a Swift provider's: 2 per 30 s lets two runs through.

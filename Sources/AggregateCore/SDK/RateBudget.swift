@@ -15,7 +15,7 @@ public import Foundation
 /// ]
 /// ```
 public struct RateBudget: Sendable, Equatable {
-    /// The budget's name, e.g. `rest` or `search`: tiers of one budget share it, and it names the state file.
+    /// The budget's name, e.g. `rest` or `search`: tiers of one budget share it (see ``bucketName``).
     public var name: String
     /// The requests allowed in one window.
     public var requests: Int
@@ -41,6 +41,11 @@ public struct RateBudget: Sendable, Equatable {
         self.whenSet = whenSet
         self.perEndpoint = perEndpoint
     }
+
+    /// The name this tier is counted under: `search`, or `search with GITHUB_TOKEN` for a tier that applies when a
+    /// variable is set. Tiers are counted apart, as APIs count a token's requests apart from an address's: what the
+    /// API reported about the unauthenticated tier says nothing about the token's.
+    public var bucketName: String { whenSet.map { "\(name) with \($0)" } ?? name }
 
     /// `60 requests a minute`, `40 requests a second`, `300 requests per 15 min`.
     public var summary: String {
@@ -115,9 +120,9 @@ public struct RateBudgetPlan: Sendable, Equatable {
         if !basePath.isEmpty, path.hasPrefix(basePath) { path = String(path.dropFirst(basePath.count)) }
         if path.isEmpty { path = "/" }
         return budgets.compactMap { budget in
-            if budget.paths.isEmpty { return (budget.name, budget) }
+            if budget.paths.isEmpty { return (budget.bucketName, budget) }
             guard let pattern = budget.paths.first(where: { $0.matches(path) }) else { return nil }
-            return (budget.perEndpoint ? "\(budget.name) \(pattern)" : budget.name, budget)
+            return (budget.perEndpoint ? "\(budget.bucketName) \(pattern)" : budget.bucketName, budget)
         }
     }
 }
