@@ -141,9 +141,14 @@ public struct DefinitionSandbox: SandboxServing {
             headers.append((name, String(exhausted ? 0 : window?.remaining ?? 59)))
         }
         if let name = limit.resetHeader {
-            let resets = window?.resets ?? now.addingTimeInterval(60)
-            let value = limit.resetIsEpoch ? resets.timeIntervalSince1970 : max(0, resets.timeIntervalSince(now))
-            headers.append((name, String(Int(value.rounded(.up)))))
+            let value: Int
+            if let resets = window?.resets {
+                // Whole seconds, rounded up: a client waiting until then finds the window closed.
+                value = Int((limit.resetIsEpoch ? resets.timeIntervalSince1970 : max(0, resets.timeIntervalSince(now))).rounded(.up))
+            } else {
+                value = limit.resetIsEpoch ? Int(now.timeIntervalSince1970) + 60 : 60
+            }
+            headers.append((name, String(value)))
         }
         return headers
     }
