@@ -6,11 +6,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 echo "== cassettes: record from the sandbox, validate against the schema, replay offline"
-venv="${TMPDIR:-/tmp}/aggregate-ci-venv"
-if [ ! -x "$venv/bin/python" ]; then
-    python3 -m venv "$venv"
-fi
-"$venv/bin/pip" install --quiet --disable-pip-version-check "jsonschema>=4.18" "rfc3987>=1.3"
+source .ci/venv.sh
+ci_venv aggregate-ci-venv "jsonschema>=4.18" "rfc3987>=1.3"
 swift build --product aggregate
 bin="$(swift build --show-bin-path)/aggregate"
 work="$(mktemp -d)"

@@ -4,11 +4,8 @@
 # so the schema and the Swift loader cannot drift apart on the definitions the tests run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-venv="${TMPDIR:-/tmp}/aggregate-ci-venv"
-if [ ! -x "$venv/bin/python" ]; then
-    python3 -m venv "$venv"
-fi
-"$venv/bin/pip" install --quiet --disable-pip-version-check "jsonschema>=4.18"
+source .ci/venv.sh
+ci_venv aggregate-ci-venv "jsonschema>=4.18"
 "$venv/bin/python" - <<'PYTHON'
 import json
 import pathlib

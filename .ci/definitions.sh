@@ -3,9 +3,6 @@
 # their raw-shape schemas (Schemas/<name>/), with a real validator.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-venv="${TMPDIR:-/tmp}/aggregate-ci-venv"
-if [ ! -x "$venv/bin/python" ]; then
-    python3 -m venv "$venv"
-fi
-"$venv/bin/pip" install --quiet --disable-pip-version-check "jsonschema>=4.18" "rfc3987>=1.3"
+source .ci/venv.sh
+ci_venv aggregate-ci-venv "jsonschema>=4.18" "rfc3987>=1.3"
 "$venv/bin/python" .ci/validate_definitions.py

@@ -12,12 +12,9 @@ if [ "${#apt_packages[@]}" -gt 0 ]; then
 fi
 
 # Python's html5lib validates the compare command's HTML report; it lives in CI's venv (shared with the schema check).
-ci_venv="${TMPDIR:-/tmp}/aggregate-ci-venv"
-if [ ! -x "$ci_venv/bin/python" ]; then
-    python3 -m venv "$ci_venv"
-fi
-"$ci_venv/bin/pip" install --quiet --disable-pip-version-check "html5lib>=1.1"
-export AGGREGATE_PYTHON="$ci_venv/bin/python"
+source .ci/venv.sh
+ci_venv aggregate-ci-venv "html5lib>=1.1"
+export AGGREGATE_PYTHON="$venv/bin/python"
 
 export AGGREGATE_REQUIRE_TMUX=1 AGGREGATE_REQUIRE_PYTHON3=1 AGGREGATE_REQUIRE_BASH=1 AGGREGATE_REQUIRE_ZSH=1 \
     AGGREGATE_REQUIRE_FISH=1 AGGREGATE_REQUIRE_PGREP=1 AGGREGATE_REQUIRE_HTML5LIB=1

@@ -6,10 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 echo "== X API v2 emulator against the OpenAPI document 2.62"
-venv="${TMPDIR:-/tmp}/aggregate-conformance-venv"
-if [ ! -x "$venv/bin/python" ]; then
-    python3 -m venv "$venv"
-fi
-"$venv/bin/pip" install --quiet --disable-pip-version-check "openapi-schema-validator>=0.6" "pyyaml>=6" "rfc3339-validator>=0.1"
+source .ci/venv.sh
+ci_venv aggregate-conformance-venv "openapi-schema-validator>=0.6" "pyyaml>=6" "rfc3339-validator>=0.1"
 swift build --product aggregate
 "$venv/bin/python" .ci/twitter_conformance.py "$(swift build --show-bin-path)/aggregate"
