@@ -21,6 +21,12 @@ import Testing
         if ProcessInfo.processInfo.environment["AGGREGATE_WRITE_GENERATED"] != "1" { #expect(builtInDefinitions.map(\.folder) == folders) }
     }
 
+    /// A package with no definition folder (a fresh scaffold) still gets both files, declaring empty collections.
+    @Test func withoutDefinitionFoldersTheFilesDeclareEmptyCollections() throws {
+        #expect(DefinitionEmbedding.definitions([]).hasSuffix("file's exact text.\npublic let builtInDefinitions: [(folder: String, json: String)] = []\n"))
+        #expect(try DefinitionEmbedding.samples([]).hasSuffix("as the definition lists it.\npublic let builtInDefinitionSamples: [String: [String: String]] = [:]\n"))
+    }
+
     @Test func everyCompiledInDefinitionLoadsWithItsSamples() throws {
         let registry = try ProviderRegistry.withDefinitions(
             swift: allProviders, sandboxes: allSandboxes, builtIn: builtInDefinitions, samples: builtInDefinitionSamples, files: [])
