@@ -2,9 +2,14 @@
 import Foundation
 import PackageDescription
 
-/// Every provider lives in `Providers/<Name>`: its client (target `<Name>Provider`, depending on `AggregateCore`
-/// only) and, in `Providers/<Name>/Sandbox`, its emulator (target `<Name>Sandbox`, also on `AggregateCore` only,
-/// never on the client). A new folder is picked up here without editing a list; the umbrella lists in
+/// The modules, lowest first (docs/architecture.md draws the graph; `.ci/layout.sh` checks every import against it):
+/// `AggregateText` and `AggregateJSON` need nothing of ours; `AggregateCore` is the model and the provider protocol;
+/// `AggregateHTTP`, `AggregateRendering`, `AggregateDefinitions` and `AggregateSandboxKit` each build on the core;
+/// the umbrellas and the executable sit on top.
+///
+/// Every provider lives in `Providers/<Name>`: its client (target `<Name>Provider`, on the core, JSON and rendering
+/// modules only) and, in `Providers/<Name>/Sandbox`, its emulator (target `<Name>Sandbox`, on the sandbox kit, never
+/// on the client). A new folder is picked up here without editing a list; the umbrella lists in
 /// `Sources/AggregateProviders` and `Sources/AggregateSandbox` are checked against the folders by `RegistryTests`.
 let providerNames: [String] = {
     let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Providers").path
@@ -21,34 +26,54 @@ func isDefinitionFolder(_ path: String) -> Bool {
 let providerTargets: [Target.Dependency] = providerNames.map { .target(name: "\($0)Provider") }
 let sandboxTargets: [Target.Dependency] = providerNames.map { .target(name: "\($0)Sandbox") }
 
+/// What a provider's client may use, and what its emulator may use.
+let clientModules: [Target.Dependency] = ["AggregateText", "AggregateJSON", "AggregateCore", "AggregateRendering"]
+let emulatorModules: [Target.Dependency] = ["AggregateText", "AggregateJSON", "AggregateCore", "AggregateSandboxKit"]
+/// Every library module, for the executable and the tests.
+let libraryModules: [Target.Dependency] = [
+    "AggregateText", "AggregateJSON", "AggregateCore", "AggregateHTTP", "AggregateRendering", "AggregateDefinitions",
+    "AggregateSandboxKit", "AggregateSandbox", "AggregateProviders", "AggregateScaffold",
+]
+
 var targets: [Target] = [
-    .target(name: "AggregateCore"),
+    .target(name: "AggregateText"),
+    .target(name: "AggregateJSON", dependencies: ["AggregateText"]),
+    .target(name: "AggregateCore", dependencies: ["AggregateText", "AggregateJSON"]),
+    .target(name: "AggregateHTTP", dependencies: ["AggregateText", "AggregateJSON", "AggregateCore"]),
+    .target(name: "AggregateRendering", dependencies: ["AggregateText", "AggregateJSON", "AggregateCore"]),
+    .target(name: "AggregateDefinitions", dependencies: ["AggregateText", "AggregateJSON", "AggregateCore"]),
+    .target(name: "AggregateSandboxKit", dependencies: ["AggregateText", "AggregateJSON", "AggregateCore"]),
     // `aggregate new-provider` and the generated-source checks: templates and the generated lists' text.
-    .target(name: "AggregateScaffold", dependencies: ["AggregateCore"]),
-    .target(name: "AggregateSandbox", dependencies: ["AggregateCore"] + sandboxTargets),
-    .target(name: "AggregateProviders", dependencies: ["AggregateCore"] + providerTargets),
-    .executableTarget(
-        name: "aggregate",
-        // TwitterProvider directly too: `aggregate twitter archive` reads exports with its TwitterArchive.
-        dependencies: ["AggregateCore", "AggregateSandbox", "AggregateProviders", "TwitterProvider", "AggregateScaffold"]
-    ),
+    .target(name: "AggregateScaffold", dependencies: ["AggregateJSON", "AggregateCore", "AggregateDefinitions"]),
     .target(
-        name: "AggregateTestSupport",
-        dependencies: ["AggregateCore", "AggregateSandbox", "AggregateProviders", "AggregateScaffold"]
-    ),
-    .testTarget(name: "AggregateCoreTests", dependencies: ["AggregateCore", "AggregateTestSupport"], exclude: ["Fixtures", "Golden"]),
-    .testTarget(name: "AggregateSandboxTests", dependencies: ["AggregateCore", "AggregateSandbox", "AggregateTestSupport"]),
+        name: "AggregateSandbox",
+        dependencies: ["AggregateText", "AggregateJSON", "AggregateCore", "AggregateHTTP", "AggregateDefinitions", "AggregateSandboxKit"]
+            + sandboxTargets),
+    .target(name: "AggregateProviders", dependencies: ["AggregateCore", "AggregateDefinitions"] + providerTargets),
+    // The executable names no provider target: providers reach it through the umbrellas, their own commands too.
+    .executableTarget(name: "aggregate", dependencies: libraryModules),
+    .target(name: "AggregateTestSupport", dependencies: libraryModules),
+    .testTarget(name: "AggregateJSONTests", dependencies: ["AggregateText", "AggregateJSON", "AggregateTestSupport"], exclude: ["Fixtures", "Golden"]),
+    .testTarget(name: "AggregateCoreTests", dependencies: ["AggregateText", "AggregateJSON", "AggregateCore", "AggregateTestSupport"]),
+    .testTarget(
+        name: "AggregateHTTPTests",
+        dependencies: ["AggregateText", "AggregateJSON", "AggregateCore", "AggregateHTTP", "AggregateSandboxKit", "AggregateTestSupport"]),
+    .testTarget(name: "AggregateRenderingTests", dependencies: ["AggregateJSON", "AggregateCore", "AggregateRendering", "AggregateTestSupport"]),
+    .testTarget(
+        name: "AggregateDefinitionsTests",
+        dependencies: ["AggregateText", "AggregateJSON", "AggregateCore", "AggregateHTTP", "AggregateDefinitions", "AggregateTestSupport"]),
+    .testTarget(name: "AggregateSandboxKitTests", dependencies: ["AggregateJSON", "AggregateCore", "AggregateSandboxKit", "AggregateTestSupport"]),
+    .testTarget(name: "AggregateSandboxTests", dependencies: libraryModules + ["AggregateTestSupport"]),
     .testTarget(
         name: "AggregateProvidersTests",
-        dependencies: ["AggregateCore", "AggregateProviders", "AggregateSandbox", "AggregateTestSupport", "AggregateScaffold"] + providerTargets + sandboxTargets,
+        dependencies: libraryModules + ["AggregateTestSupport"] + providerTargets + sandboxTargets,
         exclude: ["Fixtures", "Golden"]
     ),
     // Builds the example provider of docs/adding-a-provider.md, whose code blocks are these sources.
-    .testTarget(name: "DocExampleTests", dependencies: ["AggregateCore", "AggregateTestSupport"]),
+    .testTarget(name: "DocExampleTests", dependencies: libraryModules + ["AggregateTestSupport"]),
     .testTarget(
         name: "aggregateTests",
-        dependencies: ["aggregate", "AggregateCore", "AggregateSandbox", "AggregateProviders", "AggregateTestSupport"]
-            + providerTargets + sandboxTargets,
+        dependencies: ["aggregate"] + libraryModules + ["AggregateTestSupport"] + providerTargets + sandboxTargets,
         exclude: ["Golden"]
     ),
 ]
@@ -57,13 +82,13 @@ for name in providerNames {
     targets.append(
         .target(
             name: "\(name)Provider",
-            dependencies: ["AggregateCore"],
+            dependencies: clientModules,
             path: "Providers/\(name)",
             exclude: ["Sandbox", "SampleData", "README.md"]
         )
     )
     targets.append(
-        .target(name: "\(name)Sandbox", dependencies: ["AggregateCore"], path: "Providers/\(name)/Sandbox")
+        .target(name: "\(name)Sandbox", dependencies: emulatorModules, path: "Providers/\(name)/Sandbox")
     )
 }
 
@@ -80,7 +105,9 @@ let package = Package(
     platforms: [.macOS(.v13), .iOS(.v16)],
     products: [
         .executable(name: "aggregate", targets: ["aggregate"]),
+        .library(name: "AggregateJSON", targets: ["AggregateJSON"]),
         .library(name: "AggregateCore", targets: ["AggregateCore"]),
+        .library(name: "AggregateHTTP", targets: ["AggregateHTTP"]),
         .library(name: "AggregateProviders", targets: ["AggregateProviders"]),
         .library(name: "AggregateSandbox", targets: ["AggregateSandbox"]),
     ],

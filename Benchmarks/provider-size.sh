@@ -57,6 +57,6 @@ printf '%-13s %10d (%8d) %10d (%8d) %10d (%8d) %10d (%8d)\n' total \
 echo
 echo "hand-written provider lines: $total (before: $before_total, issue 11's figure: 4,546); tests: $sum_tests (before: $sum_before_tests, issue: ~5,500)"
 awk -v now="$total" -v was="$before_total" 'BEGIN { printf "change: %+.1f%% (target: -35%%, i.e. at most 2,950 lines)\n", (now - was) * 100 / was }'
-if [ -d Sources/AggregateCore/SDK ]; then
-    echo "shared SDK code in Sources/AggregateCore/SDK (written once, for every provider): $(find Sources/AggregateCore/SDK -name '*.swift' | lines)"
+if [ -d Sources/AggregateCore/Provider ]; then
+    echo "shared SDK code in Sources/AggregateCore/Provider and Sources/AggregateSandboxKit (written once, for every provider): $(find Sources/AggregateCore/Provider Sources/AggregateSandboxKit -name '*.swift' | lines)"
 fi

@@ -5,7 +5,7 @@
 # Targets: json jsonpath fault-spec request-reader cli-args normalizers
 #
 # Each harness is compiled with `swiftc -sanitize=fuzzer` together with the sources it exercises (one module, the
-# package's `import AggregateCore` lines dropped), then run for SECONDS from its seed corpus. A crash stops the
+# package's own `import Aggregate...` lines dropped), then run for SECONDS from its seed corpus. A crash stops the
 # run with exit 1 and prints where libFuzzer saved the crashing input (.build/fuzz/<target>/crashes/).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -17,7 +17,9 @@ all_targets=(json jsonpath fault-spec request-reader cli-args normalizers)
 export SWIFT_BACKTRACE=enable=no
 
 sources_for() {
-    local core=(Sources/AggregateCore/*.swift Sources/AggregateCore/SDK/*.swift Sources/AggregateCore/Declarative/*.swift)
+    # Every library module below the umbrellas (docs/architecture.md), compiled together as one module.
+    local core=($(find Sources/AggregateText Sources/AggregateJSON Sources/AggregateCore Sources/AggregateHTTP \
+        Sources/AggregateRendering Sources/AggregateDefinitions Sources/AggregateSandboxKit -name '*.swift' | sort))
     case "$1" in
         json|jsonpath) echo "${core[@]}" ;;
         # The server without the emulators' list (their targets are not part of these harnesses).
@@ -37,12 +39,12 @@ build() {
     for file in $(sources_for "$name"); do
         index=$((index + 1))
         # One module: the package's own module imports are dropped (`public import` becomes internal visibility).
-        sed -E '/^(public |internal |@testable )?import (AggregateCore|AggregateSandbox|AggregateProviders|[A-Za-z]+Provider)$/d' \
+        sed -E '/^(public |package |internal |@testable )?import (Aggregate[A-Za-z]+|[A-Za-z]+Provider)$/d' \
             "$file" > "$source_dir/$index-$(basename "$file")"
     done
     cp "Fuzz/$name/harness.swift" "$source_dir/harness.swift"
     echo "== building fuzz target $name"
-    swiftc -sanitize=fuzzer -parse-as-library -O -swift-version 6 -suppress-warnings \
+    swiftc -sanitize=fuzzer -parse-as-library -O -swift-version 6 -suppress-warnings -package-name aggregate \
         -enable-upcoming-feature ExistentialAny -enable-upcoming-feature InternalImportsByDefault \
         -enable-upcoming-feature MemberImportVisibility \
         -module-name "Fuzz$(echo "$name" | tr -d '-')" "$source_dir"/*.swift -o "$dir/fuzzer"

@@ -1,4 +1,6 @@
 import AggregateCore
+import AggregateJSON
+import AggregateText
 import Foundation
 
 /// Kiva's error bodies and statuses as one clear line each.

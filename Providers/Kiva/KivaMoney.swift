@@ -1,4 +1,7 @@
 import AggregateCore
+import AggregateJSON
+import AggregateRendering
+import AggregateText
 import Foundation
 
 /// Money arithmetic and display, all in `Decimal`: amounts never pass through `Double`.

@@ -1,4 +1,5 @@
 import AggregateCore
+import AggregateJSON
 import Foundation
 
 /// Pure functions from Kiva response bodies to items and pages: GraphQL `lend.loans` (and the 2017 top-level

@@ -1,4 +1,5 @@
 public import AggregateCore
+public import AggregateJSON
 import Foundation
 
 /// Kiva microloans: the newest fundraising loans and loan search, from Kiva's current GraphQL API

@@ -1,4 +1,5 @@
 import AggregateCore
+import AggregateJSON
 import Foundation
 
 /// Pure functions from Meetup response bodies to items, pages and errors.

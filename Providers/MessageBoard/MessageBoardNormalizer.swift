@@ -1,4 +1,5 @@
 import AggregateCore
+import AggregateJSON
 import Foundation
 
 /// Pure functions from message board responses to items and pages.

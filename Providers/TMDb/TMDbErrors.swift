@@ -1,4 +1,5 @@
 import AggregateCore
+import AggregateJSON
 import Foundation
 
 /// TMDb's two error shapes, explained in one line each.

@@ -1,4 +1,5 @@
 import AggregateCore
+import AggregateJSON
 import Foundation
 
 /// Pure functions from TMDb response bodies to items and pages.

@@ -1,4 +1,7 @@
 import AggregateCore
+import AggregateJSON
+import AggregateRendering
+import AggregateText
 import Foundation
 
 /// The text views: one line per movie for lists, a detail view for `movie`.

@@ -1,4 +1,5 @@
 public import AggregateCore
+public import AggregateJSON
 public import Foundation
 
 /// Reads the tweets of an X/Twitter "Download an archive of your data" export, in every era: Grailbird monthly

@@ -1,4 +1,5 @@
 import AggregateCore
+import AggregateJSON
 import Foundation
 
 /// When X's rate-limit window resets: the `x-rate-limit-reset` header X sends with every response.

@@ -1,4 +1,6 @@
 import AggregateCore
+import AggregateJSON
+import AggregateText
 import Foundation
 
 /// An account as both APIs name it.

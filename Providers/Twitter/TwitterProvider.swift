@@ -1,4 +1,5 @@
 public import AggregateCore
+public import AggregateJSON
 public import Foundation
 
 /// A user's most recent posts on X (formerly Twitter), from API v2 (the default) or the legacy v1.1
@@ -155,7 +156,7 @@ public struct TwitterProvider: Provider, ProviderTextView {
     /// A 429 names the second its window resets in `x-rate-limit-reset`; X sends no `Retry-After`.
     public func retryDelay(for response: HTTPResponse, now: Date) -> TimeInterval? {
         guard response.status == 429, let limit = TwitterRateLimit(headers: response.headers) else {
-            return RetryPolicy.retryAfter(response, now: now)
+            return RetryAfter.delay(response, now: now)
         }
         return limit.secondsUntilReset(now: now)
     }

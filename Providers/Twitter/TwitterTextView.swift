@@ -1,4 +1,6 @@
 import AggregateCore
+import AggregateRendering
+import AggregateText
 import Foundation
 
 /// The text view: one entry per post, `@handle · 2025-11-28 21:40 — text`, the text wrapped (never cut) to the

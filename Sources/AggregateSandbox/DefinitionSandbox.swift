@@ -1,4 +1,7 @@
 public import AggregateCore
+public import AggregateDefinitions
+public import AggregateJSON
+public import AggregateSandboxKit
 public import Foundation
 
 /// The emulator of a provider definition: its samples served under `/<name>/...` with the definition's auth
@@ -25,14 +28,14 @@ public struct DefinitionSandbox: SandboxServing {
     public var providerName: String { definition.name }
 
     /// The validators the definition's `sandboxCaching` declares (an ETag when it declares none).
-    public var sandboxCaching: SandboxCaching { definition.sandboxCaching }
+    public var sandboxCaching: APICaching { definition.sandboxCaching }
 
     public var sandboxEnvironment: [String: String] {
         Dictionary(definition.credentials.map { ($0.variable.name, $0.sandboxValue) }, uniquingKeysWith: { first, _ in first })
     }
 
     /// None: a definition's emulator is mounted under `/<name>/...` only, so it never clashes with another's paths.
-    public var sandboxPaths: [SandboxPathPattern] { [] }
+    public var sandboxPaths: [PathPattern] { [] }
 
     public func sandboxResponse(for request: SandboxRequest, context: SandboxContext) -> SandboxResponse? {
         let matching = definition.operations.filter { SamplePath.matches($0.path, request.path) }
@@ -295,27 +298,20 @@ enum SamplePath {
     }
 }
 
-extension ProviderRegistry {
-    /// The registry the command line uses: the Swift providers and emulators, the compiled-in definitions
+extension SandboxCatalog {
+    /// The catalog the command line uses: the Swift providers and emulators, the compiled-in definitions
     /// (`(folder, provider.json)` with their embedded samples by folder and path) and the run-time definition
-    /// `files`. A definition that cannot be used is listed as broken and fails only when used.
-    /// - Throws: as ``ProviderRegistry/init(providers:sandboxes:origins:broken:)``.
+    /// `files`, each definition with its generic emulator. A definition that cannot be used is listed as broken and
+    /// fails only when used.
+    /// - Throws: as ``ProviderRegistry/init(providers:origins:broken:)`` and ``SandboxCatalog/init(_:sandboxes:)``.
     public static func withDefinitions(
         swift providers: [any Provider.Type], sandboxes: [any SandboxProviding.Type], builtIn: [(folder: String, json: String)],
         samples: [String: [String: String]], files: [URL]
-    ) throws -> ProviderRegistry {
-        var values: [any RunnableProvider] = providers.map { $0.init() }
+    ) throws -> SandboxCatalog {
+        let loaded = DefinitionCatalog.load(builtIn: builtIn, files: files, reserved: Set(providers.map { $0.descriptor.name }))
         var emulators: [any SandboxServing] = sandboxes.map(SandboxOfType.init)
-        var origins = Dictionary(providers.map { ($0.descriptor.name, ProviderOrigin.builtInSwift) }, uniquingKeysWith: { first, _ in first })
-        var broken: [BrokenProvider] = []
-        let loaded = DefinitionCatalog.load(builtIn: builtIn, files: files, reserved: Set(origins.keys))
         for entry in loaded {
-            guard let definition = entry.definition else {
-                broken.append(BrokenProvider(name: entry.name, origin: entry.origin, error: entry.error ?? AggregateError(.config, "cannot be used")))
-                continue
-            }
-            values.append(DeclarativeProvider(definition))
-            origins[definition.name] = entry.origin
+            guard let definition = entry.definition else { continue }
             if let folder = entry.folder {
                 emulators.append(DefinitionSandbox(definition, folder: folder))
             } else {
@@ -323,6 +319,6 @@ extension ProviderRegistry {
                 emulators.append(DefinitionSandbox(definition) { embedded[$0] })
             }
         }
-        return try ProviderRegistry(providers: values, sandboxes: emulators, origins: origins, broken: broken)
+        return try SandboxCatalog(try ProviderRegistry.withDefinitions(swift: providers, loaded: loaded), sandboxes: emulators)
     }
 }

@@ -1,4 +1,7 @@
 import AggregateCore
+import AggregateHTTP
+import AggregateJSON
+import AggregateSandboxKit
 import Foundation
 
 /// Turns one received request into a response: picks the fault that applies (if any), asks the router or the
@@ -12,10 +15,10 @@ struct RequestHandler: Sendable {
     let redactor: Redactor
     let rules: FaultRules
 
-    init(registry: ProviderRegistry, configuration: SandboxServerConfiguration) {
-        self.router = SandboxRouter(registry: registry)
+    init(catalog: SandboxCatalog, configuration: SandboxServerConfiguration) {
+        self.router = SandboxRouter(catalog: catalog)
         self.configuration = configuration
-        self.redactor = Redactor(secrets: registry.sandboxes.flatMap { Array($0.sandboxEnvironment.values) })
+        self.redactor = Redactor(secrets: catalog.sandboxes.flatMap { Array($0.sandboxEnvironment.values) })
         self.rules = FaultRules(configuration.faults)
     }
 

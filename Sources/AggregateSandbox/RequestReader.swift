@@ -1,4 +1,6 @@
 import AggregateCore
+import AggregateHTTP
+import AggregateJSON
 import Foundation
 
 /// One request as read off the wire, before routing.

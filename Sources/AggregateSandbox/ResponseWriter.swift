@@ -1,4 +1,7 @@
 import AggregateCore
+import AggregateJSON
+import AggregateSandboxKit
+import AggregateText
 import Foundation
 
 #if canImport(Glibc)

@@ -1,5 +1,5 @@
+public import AggregateCore
 public import Foundation
-import AggregateCore
 
 /// A failure the sandbox injects in place of (or around) a normal response, so clients can be tested against
 /// the ways real APIs misbehave: error statuses, rate limits, slowness, cut-off bodies, broken JSON, HTML error

@@ -1,4 +1,5 @@
 public import AggregateCore
+public import AggregateSandboxKit
 public import Foundation
 
 /// A local HTTP/1.1 server that emulates every registered provider's API, for offline runs and tests.
@@ -9,7 +10,7 @@ public import Foundation
 /// clients, where a thread per connection is simpler to reason about than an event loop and is plenty fast.
 ///
 /// ```swift
-/// let server = SandboxServer(registry: registry, configuration: SandboxServerConfiguration(port: 0))
+/// let server = SandboxServer(catalog: catalog, configuration: SandboxServerConfiguration(port: 0))
 /// let port = try server.start()
 /// defer { server.stop() }
 /// ```
@@ -39,9 +40,9 @@ public final class SandboxServer: Sendable {
     }
 
     /// Creates a server; nothing is bound until ``start()``.
-    public init(registry: ProviderRegistry, configuration: SandboxServerConfiguration) {
+    public init(catalog: SandboxCatalog, configuration: SandboxServerConfiguration) {
         self.configuration = configuration
-        self.handler = RequestHandler(registry: registry, configuration: configuration)
+        self.handler = RequestHandler(catalog: catalog, configuration: configuration)
         self.lifecycle = Guarded(Lifecycle(port: configuration.port))
     }
 

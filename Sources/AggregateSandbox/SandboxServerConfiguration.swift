@@ -1,4 +1,6 @@
 public import AggregateCore
+public import AggregateHTTP
+public import AggregateSandboxKit
 public import Foundation
 
 #if canImport(Glibc)

@@ -1,4 +1,5 @@
-import AggregateCore
+public import AggregateCore
+public import AggregateJSON
 import Foundation
 
 /// The files of a new Swift provider, modelled on the Bookshelf walk-through of docs/adding-a-provider.md: a client
@@ -43,6 +44,8 @@ enum SwiftProviderTemplate {
         let type = name.typeName
         return """
             public import AggregateCore
+            import AggregateJSON
+            import AggregateText
             import Foundation
 
             /// \(type): records whose title matches some words, in numbered pages of 10. Made by `aggregate new-provider`:
@@ -104,6 +107,8 @@ enum SwiftProviderTemplate {
         let type = name.typeName
         return """
             public import AggregateCore
+            import AggregateJSON
+            public import AggregateSandboxKit
             import Foundation
 
             /// The \(type) API's emulator: `GET /api/\(name.name)/search` over `SampleData/records.json`, with its auth and errors.
@@ -142,7 +147,10 @@ enum SwiftProviderTemplate {
         let type = name.typeName
         return """
             import AggregateCore
+            import AggregateHTTP
+            import AggregateSandboxKit
             import AggregateTestSupport
+            import AggregateText
             import Foundation
             import Testing
             import \(type)Provider
@@ -153,8 +161,8 @@ enum SwiftProviderTemplate {
                 static let golden = TestPaths.testTarget("AggregateProvidersTests").appendingPathComponent("Golden/\(name.name)/search-swift.txt")
 
                 static func run(limit: Int, environment: [String: String] = \(type)Sandbox.sandboxEnvironment) async throws -> ProviderResult {
-                    let registry = try ProviderRegistry([\(type)Provider.self], sandboxes: [\(type)Sandbox.self])
-                    let sandbox = SandboxTransport(registry: registry)
+                    let catalog = try SandboxCatalog([\(type)Provider.self], sandboxes: [\(type)Sandbox.self])
+                    let sandbox = SandboxTransport(catalog: catalog)
                     let query = Query(
                         provider: "\(name.name)", operation: "search", parameters: ["query": "swift"], limit: limit,
                         baseURL: URL(string: "http://sandbox.localhost/\(name.name)")!, environment: environment)

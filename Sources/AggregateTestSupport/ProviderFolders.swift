@@ -1,5 +1,5 @@
+public import AggregateScaffold
 public import Foundation
-import AggregateScaffold
 
 /// The folders under `Providers/`, told apart as `Package.swift` does (``ProviderScaffold/isDefinitionFolder(_:)``).
 public enum ProviderFolders {

@@ -1,5 +1,5 @@
 import AggregateCore
-import AggregateProviders
+import AggregateHTTP
 import Foundation
 
 /// The command-line tool: dispatches `aggregate <command|provider> ...` and returns the exit code.
@@ -19,12 +19,6 @@ struct App: Sendable {
             + [HelpText.Command(name: "help", summary: "Show help for a command or provider.", usage: "aggregate help [<command>|<provider>]")]
     }
 
-    /// Commands that live under a provider's name beside its operations, e.g. `aggregate twitter archive`.
-    static let providerCommandTypes: [String: [any CLICommand.Type]] = ["twitter": [TwitterArchiveCommand.self]]
-
-    /// Their help, by provider.
-    static var providerCommands: [String: [HelpText.Command]] { providerCommandTypes.mapValues { $0.map { $0.command } } }
-
     func run(_ arguments: [String]) async -> ExitCode {
         let console = context.console
         guard let first = arguments.first else {
@@ -35,8 +29,9 @@ struct App: Sendable {
         if let command = Self.commandTypes.first(where: { $0.command.name == first }) {
             return await command.run(rest, context: context)
         }
-        if let command = Self.providerCommandTypes[first]?.first(where: { $0.command.name == "\(first) \(rest.first ?? "")" }) {
-            return await command.run(Array(rest.dropFirst()), context: context)
+        // Commands that live under a provider's name beside its operations, e.g. `aggregate twitter archive`.
+        if let provider = context.registry.provider(named: first), let command = provider.localCommands.first(where: { $0.name == rest.first }) {
+            return await LocalCommands.run(command, of: provider, arguments: Array(rest.dropFirst()), context: context)
         }
         switch first {
         case "--help", "-h":

@@ -1,4 +1,5 @@
 import AggregateCore
+import AggregateText
 import Foundation
 
 /// `aggregate auth status [<provider>...] [--check]`: which credential each provider would use, and whether it works.

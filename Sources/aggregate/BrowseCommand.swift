@@ -1,4 +1,8 @@
 import AggregateCore
+import AggregateDefinitions
+import AggregateHTTP
+import AggregateJSON
+import AggregateText
 import Foundation
 
 /// `aggregate browse FILE|URL|-`: an outline of any JSON document, its leaf paths, or a full-screen explorer.

@@ -1,4 +1,8 @@
 import AggregateCore
+import AggregateHTTP
+import AggregateJSON
+import AggregateSandbox
+import AggregateText
 import Foundation
 
 /// The interactive explorer's state and screen, without any terminal: keys in, lines out.

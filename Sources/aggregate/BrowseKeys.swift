@@ -1,3 +1,5 @@
+import AggregateCore
+
 /// A key the explorer understands, decoded from the bytes a terminal sends in raw mode.
 enum Key: Equatable, Sendable {
     case up, down, left, right, enter, backspace, escape, pageUp, pageDown, home, end

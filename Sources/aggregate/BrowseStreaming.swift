@@ -1,4 +1,6 @@
 import AggregateCore
+import AggregateHTTP
+import AggregateJSON
 import Foundation
 
 /// `browse` views read as a stream: `--paths`, `--path`, and the outline of a file over

@@ -1,5 +1,6 @@
 import AggregateCore
 
+
 /// One `aggregate <name>` command: its help and how it runs. `App` lists the command types once and derives both
 /// its help and its dispatch from the list.
 protocol CLICommand {
@@ -29,7 +30,6 @@ extension ConfigCommand: CLICommand {}
 extension AuthCommand: CLICommand {}
 extension CompletionsCommand: CLICommand {}
 extension NormalizeCommand: CLICommand {}
-extension TwitterArchiveCommand: CLICommand {}
 
 /// `aggregate providers`.
 enum ProvidersCommand: CLICommand {

@@ -1,4 +1,5 @@
 import AggregateCore
+import AggregateHTTP
 import Foundation
 
 /// What the command line says about the disk cache: `--no-cache`, `--refresh`, `--cache-ttl SECONDS`.

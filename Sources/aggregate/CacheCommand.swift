@@ -1,4 +1,7 @@
 import AggregateCore
+import AggregateHTTP
+import AggregateJSON
+import AggregateText
 import Foundation
 
 /// `aggregate cache stats|clear [<provider>]|path`: looks after the disk cache of live answers.

@@ -1,4 +1,6 @@
 import AggregateCore
+import AggregateHTTP
+import AggregateRendering
 import Foundation
 
 /// Options every provider command accepts.
@@ -129,12 +131,7 @@ struct CommonOptions: Sendable, Equatable {
     static func limit(from text: String) throws(AggregateError) -> Int { try ProviderRunner.Settings.limit(from: text) }
 
     /// A `--format` value.
-    static func format(from text: String) throws(AggregateError) -> OutputFormat {
-        guard let value = OutputFormat(rawValue: text.lowercased()) else {
-            throw AggregateError(.usage, "--format must be one of \(OutputFormat.allCases.map(\.rawValue).joined(separator: ", ")), not '\(text)'")
-        }
-        return value
-    }
+    static func format(from text: String) throws(AggregateError) -> OutputFormat { try OutputFormat(option: text) }
 
     /// A `--timeout` value: plain decimal seconds from 0.01 to an hour (no hexadecimal, no exponent).
     static func timeout(from text: String) throws(AggregateError) -> TimeInterval { try ProviderRunner.Settings.timeout(from: text) }

@@ -1,4 +1,8 @@
 import AggregateCore
+import AggregateHTTP
+import AggregateJSON
+import AggregateRendering
+import AggregateText
 import Foundation
 
 /// `aggregate compare`: several provider invocations at once, side by side.

@@ -1,4 +1,7 @@
 import AggregateCore
+import AggregateDefinitions
+import AggregateRendering
+import AggregateText
 import Foundation
 
 /// What the shell completion scripts offer, gathered from the registry, the descriptors and the built-in commands,
@@ -85,7 +88,7 @@ struct CompletionModel: Sendable {
                 return Operation(name: operation.name, summary: operation.summary, options: parameters + common)
             }
             // Commands the CLI adds under a provider's name (`twitter archive`) complete like its operations.
-            let extra = (App.providerCommands[descriptor.name] ?? []).map { command in
+            let extra = LocalCommands.help(of: provider).map { command in
                 Operation(
                     name: String(command.name.split(separator: " ").last ?? ""), summary: command.summary,
                     options: command.options.map { option($0, command: command.name) })

@@ -1,4 +1,7 @@
 import AggregateCore
+import AggregateHTTP
+import AggregateJSON
+import AggregateText
 import Foundation
 
 /// `aggregate config path|show|set KEY VALUE|unset KEY`: read and edit the config file.

@@ -1,4 +1,6 @@
 import AggregateCore
+import AggregateJSON
+import AggregateRendering
 import Foundation
 #if canImport(Glibc)
 import Glibc

@@ -1,4 +1,6 @@
 import AggregateCore
+import AggregateJSON
+
 
 /// How `describe` shows a provider's declared rate budgets (``ProviderDescriptor/rateBudgets``).
 enum DescribeRateBudgets {

@@ -4,9 +4,7 @@ import Foundation
 /// The one way errors reach the user: one line on stderr, plus usage for usage errors, and the exit code.
 enum Diagnostics {
     /// `Error: meetup: the API key was rejected (HTTP 401). Check MEETUP_API_KEY.`
-    static func line(for error: AggregateError) -> String {
-        "Error: \(error.description)\n"
-    }
+    static func line(for error: AggregateError) -> String { error.diagnosticLine }
 
     /// Prints `error` (with a usage line for usage errors) and returns its exit code.
     @discardableResult

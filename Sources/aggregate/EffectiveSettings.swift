@@ -1,4 +1,6 @@
 import AggregateCore
+import AggregateJSON
+import AggregateRendering
 import Foundation
 
 /// Where one effective setting came from, as `--verbose` prints it.

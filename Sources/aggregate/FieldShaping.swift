@@ -1,5 +1,6 @@
 import AggregateCore
 
+
 extension CommonOptions {
     /// Applies `--sort` and `--fields` to a fetched result (failed results pass through unchanged).
     func shape(_ result: ProviderResult) -> ProviderResult {

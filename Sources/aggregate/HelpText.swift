@@ -1,4 +1,5 @@
 import AggregateCore
+import AggregateText
 import Foundation
 
 /// Help text in swift-argument-parser's layout: OVERVIEW, USAGE, ARGUMENTS, OPTIONS, SUBCOMMANDS.

@@ -1,4 +1,7 @@
 import AggregateCore
+import AggregateDefinitions
+import AggregateJSON
+import AggregateText
 import Foundation
 
 /// `aggregate providers` and `aggregate describe <provider>`: what the descriptors say.

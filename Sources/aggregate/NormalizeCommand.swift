@@ -1,4 +1,6 @@
 import AggregateCore
+import AggregateJSON
+import AggregateSandboxKit
 import Foundation
 
 /// `aggregate normalize <provider> [<operation>] [FILE|-]`: runs a provider's normalizer over responses the user
@@ -53,7 +55,7 @@ enum NormalizeCommand {
             }
             let source = file == "-" ? "standard input" : file
             let bodies = try NormalizeInput.pages(from: file, name: source, split: parsed.has("pages"))
-            var query = try self.query(provider, operation: operation, sandboxes: context.registry)
+            var query = try self.query(provider, operation: operation, sandboxes: context.catalog)
             query.limit = limit
             var items: [Item] = []
             var notes = JSONParseNotes()
@@ -85,7 +87,7 @@ enum NormalizeCommand {
 
     /// The query a normalizer sees: the operation's defaults, and the plan `configure` records (API variant), made
     /// with the emulator's stand-in credentials from `sandboxes`.
-    static func query(_ provider: any RunnableProvider, operation: ProviderOperation, sandboxes: ProviderRegistry) throws(AggregateError) -> Query {
+    static func query(_ provider: any RunnableProvider, operation: ProviderOperation, sandboxes: SandboxCatalog) throws(AggregateError) -> Query {
         let descriptor = provider.descriptor
         var parameters = JSONObject()
         for parameter in descriptor.options + operation.parameters {

@@ -1,4 +1,7 @@
 import AggregateCore
+import AggregateDefinitions
+import AggregateHTTP
+import AggregateText
 import Foundation
 
 /// A live status line per invocation on stderr (waiting, fetching page n, retrying in N s, done, failed),

@@ -1,4 +1,6 @@
 import AggregateCore
+import AggregateHTTP
+import AggregateText
 import Dispatch
 import Foundation
 

@@ -1,4 +1,8 @@
 import AggregateCore
+import AggregateHTTP
+import AggregateJSON
+import AggregateRendering
+import AggregateSandboxKit
 import Foundation
 
 /// A parsed `aggregate <provider> [operation] [arguments] [options]` command line.
@@ -73,7 +77,8 @@ struct ProviderInvocation: Sendable {
 
 /// What a command needs from the world: registry, environment, output, terminal and data directory.
 struct Context: Sendable {
-    var registry: ProviderRegistry
+    /// The providers and their emulators.
+    var catalog: SandboxCatalog
     var environment: [String: String]
     var console: Console
     var terminal: Terminal
@@ -87,6 +92,9 @@ struct Context: Sendable {
     var retrySleep: (@Sendable (TimeInterval) async throws -> Void)? = nil
     /// Reads all of standard input, as bytes: the caller decides what text encoding they must be in.
     var readStandardInput: @Sendable () -> Data? = { FileHandle.standardInput.readDataToEndOfFile() }
+
+    /// The providers.
+    var registry: ProviderRegistry { catalog.registry }
 
     /// The sandbox data directory: `$XDG_DATA_HOME/aggregate/sandbox`, else `~/.local/share/aggregate/sandbox`.
     static func defaultDataDirectory(environment: [String: String]) -> URL {
@@ -108,7 +116,7 @@ struct InvocationRunner: Sendable {
     /// The library's runner, set up from the command's context.
     var runner: ProviderRunner {
         tools.applied(to: ProviderRunner(
-            registry: context.registry, environment: context.environment, sandboxStore: SandboxStore(directory: context.dataDirectory),
+            registry: context.registry, environment: context.environment, offline: SandboxTransport(catalog: context.catalog, store: SandboxStore(directory: context.dataDirectory)),
             makeTransport: context.makeTransport, retrySleep: context.retrySleep, events: events))
     }
 
@@ -258,7 +266,7 @@ enum ProviderCommand {
                 return
             }
             let style = TextStyle(width: context.terminal.width, color: context.terminal.colorOnStdout)
-            console.out(invocation.provider.textView(result, style: style))
+            console.out(TextRenderer.view(of: result, by: invocation.provider, style: style))
             if !invocation.common.quiet, let note = cutAtDefaultLimitNote(result, common: invocation.common) {
                 console.err("note: \(result.provider): \(note)\n")
             }

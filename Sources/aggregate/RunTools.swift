@@ -1,4 +1,5 @@
 import AggregateCore
+import AggregateHTTP
 import Foundation
 
 /// The options that add tools to a run: the rate limiter's off switch, recording and replaying.

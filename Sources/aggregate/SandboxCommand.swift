@@ -1,5 +1,8 @@
 import AggregateCore
+import AggregateHTTP
 import AggregateSandbox
+import AggregateSandboxKit
+import AggregateText
 import Foundation
 
 /// `aggregate sandbox`: serves every provider's emulated API on a loopback port until Ctrl-C.
@@ -39,7 +42,7 @@ enum SandboxCommand {
         do {
             guard let parsed = try command.parse(arguments, context: context) else { return .success }
             if let extra = parsed.positionals.first { throw AggregateError(.usage, "unexpected argument '\(extra)'") }
-            server = SandboxServer(registry: context.registry, configuration: try configuration(parsed, context: context))
+            server = SandboxServer(catalog: context.catalog, configuration: try configuration(parsed, context: context))
             try server.start()
         } catch let error as AggregateError {
             return Diagnostics.report(error.kind == .usage ? error : error.attributed(to: "sandbox"), console: console, usage: command.usage)
@@ -47,7 +50,7 @@ enum SandboxCommand {
             return Diagnostics.report(AggregateError(.config, "\(error)", provider: "sandbox"), console: console)
         }
 
-        console.err(banner(server: server, registry: context.registry))
+        console.err(banner(server: server, catalog: context.catalog))
         let signals = stopOnSignals(server)
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             Thread.detachNewThread {
@@ -89,7 +92,7 @@ enum SandboxCommand {
         if parsed.has("messageboard-csrf") { configuration.settings["messageboard.csrf"] = "true" }
         for spec in parsed.values["rate-limit"] ?? [] {
             let parts = spec.split(separator: "=", maxSplits: 1).map(String.init)
-            guard parts.count == 2, context.registry.sandbox(named: parts[0]) != nil, RateBudget.parseRate(parts[1]) != nil else {
+            guard parts.count == 2, context.catalog.sandbox(named: parts[0]) != nil, RateBudget.parseRate(parts[1]) != nil else {
                 throw AggregateError(.usage, "--rate-limit must be PROVIDER=N/WINDOW with a served provider, e.g. kiva=5/2s, not '\(spec)'")
             }
             configuration.settings[SandboxContext.rateLimitSetting(provider: parts[0])] = parts[1]
@@ -101,12 +104,13 @@ enum SandboxCommand {
     }
 
     /// What the sandbox serves and how to use it, printed at start-up.
-    static func banner(server: SandboxServer, registry: ProviderRegistry) -> String {
+    static func banner(server: SandboxServer, catalog: SandboxCatalog) -> String {
+        let registry = catalog.registry
         let base = server.baseURL.absoluteString
         var text = "aggregate sandbox listening on \(base) (providers: \(registry.names.joined(separator: ", ")))\n"
         for provider in registry.providers {
             let descriptor = provider.descriptor
-            let credentials = (registry.sandbox(named: descriptor.name)?.sandboxEnvironment ?? [:]).sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
+            let credentials = (catalog.sandbox(named: descriptor.name)?.sandboxEnvironment ?? [:]).sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
             // Definitions' emulators are mounted under /<name> only.
             let mount = registry.origin(of: descriptor.name) == .builtInSwift ? base : base + "/" + descriptor.name
             let line = (["\(descriptor.baseURLVariable)=\(mount)"] + credentials).joined(separator: " ")

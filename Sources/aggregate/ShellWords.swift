@@ -1,5 +1,6 @@
 import AggregateCore
 
+
 /// Splits one command line written as a single argument (`'tmdb search "the matrix"'`) into words, the way a POSIX
 /// shell would for quotes and backslashes (no variables, globs or substitutions).
 enum ShellWords {

@@ -1,6 +1,13 @@
+// aggregate: the executable — argument parsing, commands, the terminal and exit codes; wiring only. It reaches
+// providers through the umbrellas (their own commands too, as LocalCommand), never a provider target by name.
+// May import: AggregateText, AggregateJSON, AggregateCore, AggregateHTTP, AggregateRendering, AggregateDefinitions, AggregateSandboxKit, AggregateSandbox, AggregateProviders, AggregateScaffold, Foundation, Dispatch, Glibc, Darwin
+
 import AggregateCore
+import AggregateDefinitions
+import AggregateHTTP
 import AggregateProviders
 import AggregateSandbox
+import AggregateSandboxKit
 import Foundation
 
 // `--version` answers before anything is built: no registry, descriptors, environment or terminal.
@@ -20,9 +27,9 @@ do {
 } catch {
     exit(Diagnostics.report(error, console: .standard).rawValue)
 }
-let registry: ProviderRegistry
+let catalog: SandboxCatalog
 do {
-    registry = try ProviderRegistry.withDefinitions(
+    catalog = try SandboxCatalog.withDefinitions(
         swift: allProviders, sandboxes: allSandboxes, builtIn: builtInDefinitions, samples: builtInDefinitionSamples,
         files: DefinitionCatalog.runTimeFiles(environment: environment, explicit: providerFiles))
 } catch {
@@ -30,7 +37,7 @@ do {
     exit(ExitCode.failure.rawValue)
 }
 let context = Context(
-    registry: registry, environment: environment, console: .standard,
+    catalog: catalog, environment: environment, console: .standard,
     terminal: .current(environment: environment),
     dataDirectory: Context.defaultDataDirectory(environment: environment),
     cacheDirectory: CacheLocation.root(environment: environment))

@@ -1,4 +1,5 @@
 import AggregateCore
+import AggregateJSON
 import Foundation
 import Testing
 

@@ -1,4 +1,6 @@
 import AggregateCore
+import AggregateHTTP
+import AggregateJSON
 import AggregateTestSupport
 import Foundation
 import Testing

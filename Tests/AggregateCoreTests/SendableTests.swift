@@ -1,4 +1,5 @@
 import AggregateCore
+import AggregateJSON
 import Foundation
 
 // Compile-only: fails to build if a public type that crosses concurrency domains loses `Sendable`.
@@ -20,18 +21,9 @@ private func checkSendable() {
     requireSendable(HTTPRequest.self)
     requireSendable(HTTPResponse.self)
     requireSendable(Credential.self)
-    requireSendable(FetchOptions.self)
-    requireSendable(FetchEvent.self)
-    requireSendable(Fetcher.self)
     requireSendable(FetchClient.self)
-    requireSendable(RetryPolicy.self)
     requireSendable(Redactor.self)
     requireSendable(ProviderRegistry.self)
-    requireSendable(SandboxRequest.self)
-    requireSendable(SandboxResponse.self)
-    requireSendable(SandboxContext.self)
-    requireSendable(SandboxStore.self)
-    requireSendable(URLSessionTransport.self)
-    requireSendable(SandboxTransport.self)
-    requireSendable(ItemTable.self)
+    requireSendable(LocalCommand.self)
+    requireSendable(LocalCommandContext.self)
 }

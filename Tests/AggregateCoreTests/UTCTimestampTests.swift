@@ -1,4 +1,5 @@
 import AggregateCore
+import AggregateText
 import Foundation
 import Testing
 

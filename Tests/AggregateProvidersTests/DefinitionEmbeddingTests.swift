@@ -1,7 +1,9 @@
 import AggregateCore
+import AggregateDefinitions
 import AggregateProviders
-import AggregateScaffold
 import AggregateSandbox
+import AggregateSandboxKit
+import AggregateScaffold
 import AggregateTestSupport
 import Foundation
 import Testing
@@ -28,12 +30,12 @@ import Testing
     }
 
     @Test func everyCompiledInDefinitionLoadsWithItsSamples() throws {
-        let registry = try ProviderRegistry.withDefinitions(
+        let registry = try SandboxCatalog.withDefinitions(
             swift: allProviders, sandboxes: allSandboxes, builtIn: builtInDefinitions, samples: builtInDefinitionSamples, files: [])
-        #expect(registry.broken.isEmpty, "\(registry.broken.map(\.error.message))")
+        #expect(registry.registry.broken.isEmpty, "\(registry.registry.broken.map(\.error.message))")
         for (folder, json) in builtInDefinitions {
             let definition = try ProviderDefinition(json: Data(json.utf8))
-            #expect(registry.origin(of: definition.name) == .builtInDefinition)
+            #expect(registry.registry.origin(of: definition.name) == .builtInDefinition)
             for file in definition.samples.values.flatMap({ $0 }) {
                 #expect(builtInDefinitionSamples[folder]?[file] != nil, "Providers/\(folder)/\(file) is listed but not embedded")
             }

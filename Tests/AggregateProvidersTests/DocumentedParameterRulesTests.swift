@@ -1,10 +1,10 @@
-import AggregateCore
-import AggregateTestSupport
+import AggregateJSON
+import AggregateSandboxKit
 import Foundation
-import Testing
 @testable import KivaProvider
 @testable import MeetupProvider
 @testable import TMDbProvider
+import Testing
 
 /// The TMDb, Kiva and Meetup emulators answer invalid values of documented parameters the way
 /// `../shared/api/*.md` documents; parameters the APIs do not document are ignored, as the APIs do.

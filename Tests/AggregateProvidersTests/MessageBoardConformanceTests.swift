@@ -1,8 +1,9 @@
 import AggregateCore
+import AggregateJSON
 import AggregateTestSupport
 import Foundation
-import Testing
 @testable import MessageBoardProvider
+import Testing
 
 /// The provider against the shared Rails message board samples (`../shared/api/samples/rails_messages`), when present.
 @Suite(.enabled(if: !TestPaths.sharedResponseSamples("rails_messages").isEmpty, "the shared samples are not beside the package"))

@@ -1,8 +1,10 @@
 import AggregateCore
+import AggregateDefinitions
+import AggregateHTTP
 import AggregateTestSupport
 import Foundation
-import Testing
 @testable import MessageBoardProvider
+import Testing
 
 /// One clear line for every unsuccessful answer, through the fetch layer (kind, status, exit code).
 @Suite struct MessageBoardErrorTests {

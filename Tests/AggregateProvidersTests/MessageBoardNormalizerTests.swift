@@ -1,8 +1,11 @@
 import AggregateCore
+import AggregateJSON
 import AggregateTestSupport
+import AggregateText
 import Foundation
-import Testing
+import MeetupProvider
 @testable import MessageBoardProvider
+import Testing
 
 /// Reading both list shapes, the saved message of a post, and the order of the text view.
 @Suite struct MessageBoardNormalizerTests {

@@ -1,8 +1,9 @@
 import AggregateCore
+import AggregateJSON
 import AggregateTestSupport
 import Foundation
-import Testing
 @testable import MessageBoardProvider
+import Testing
 
 /// The exact requests the client sends, and that posts are never retried.
 @Suite struct MessageBoardRequestTests {

@@ -1,9 +1,11 @@
 import AggregateCore
-import AggregateTestSupport
+import AggregateHTTP
+import AggregateJSON
+import AggregateSandboxKit
 import Foundation
-import Testing
 @testable import MessageBoardProvider
 @testable import MessageBoardSandbox
+import Testing
 
 /// The sandbox board's routes: both shapes, Rails-like create and validation, CSRF mode, and the store.
 @Suite struct MessageBoardSandboxTests {
@@ -167,7 +169,7 @@ import Testing
 
     @Test func theClientReportsACorruptStoreClearly() async throws {
         try Data("{\"messages\": [".utf8).write(to: storeFile)
-        let transport = SandboxTransport(registry: try ProviderRegistry([MessageBoardProvider.self], sandboxes: [MessageBoardSandbox.self]), store: store)
+        let transport = SandboxTransport(catalog: try SandboxCatalog([MessageBoardProvider.self], sandboxes: [MessageBoardSandbox.self]), store: store)
         let result = await MessageBoardTesting.run("post", name: "Joe", message: "hi", transport: transport, baseURL: URL(string: "http://sandbox.localhost/messageboard")!)
         let message = try #require(result.error?.message)
         #expect(message.hasPrefix("the board failed while saving (HTTP 500 Internal Server Error: the sandbox store \(storeFile.path) is corrupt"))
@@ -177,7 +179,7 @@ import Testing
     // MARK: Concurrency
 
     @Test func twentyConcurrentPostsLoseNothingAndDuplicateNothing() async throws {
-        let transport = SandboxTransport(registry: try ProviderRegistry([MessageBoardProvider.self], sandboxes: [MessageBoardSandbox.self]), store: store)
+        let transport = SandboxTransport(catalog: try SandboxCatalog([MessageBoardProvider.self], sandboxes: [MessageBoardSandbox.self]), store: store)
         let base = URL(string: "http://sandbox.localhost/messageboard")!
         let saved = await withTaskGroup(of: ProviderResult.self) { group in
             for index in 1...20 {

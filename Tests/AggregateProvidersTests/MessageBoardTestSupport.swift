@@ -1,4 +1,7 @@
 import AggregateCore
+import AggregateHTTP
+import AggregateJSON
+import AggregateSandboxKit
 import AggregateTestSupport
 import Foundation
 @testable import MessageBoardProvider

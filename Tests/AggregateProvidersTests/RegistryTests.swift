@@ -1,10 +1,11 @@
 import AggregateCore
 import AggregateProviders
+import AggregateSandbox
+import AggregateSandboxKit
 import AggregateScaffold
 import AggregateTestSupport
 import Foundation
 import Testing
-import AggregateSandbox
 
 /// Guards that every provider folder is registered exactly once, and that every descriptor is usable.
 @Suite struct RegistryTests {
@@ -12,7 +13,7 @@ import AggregateSandbox
         let folders = ProviderFolders.swift
         let registered = allProviders.map { String(describing: $0).replacingOccurrences(of: "Provider", with: "") }
         #expect(Set(folders) == Set(registered), "Providers/ and allProviders must list the same providers")
-        #expect(try ProviderRegistry(allProviders, sandboxes: allSandboxes).names.count == folders.count)
+        #expect(try SandboxCatalog(allProviders, sandboxes: allSandboxes).registry.names.count == folders.count)
     }
 
     @Test func duplicateNamesAreRejected() {
@@ -20,19 +21,19 @@ import AggregateSandbox
     }
 
     @Test func unknownNamesAreUsageErrorsListingTheValidNames() throws {
-        let registry = try ProviderRegistry(allProviders, sandboxes: allSandboxes)
+        let registry = try SandboxCatalog(allProviders, sandboxes: allSandboxes)
         do {
-            _ = try registry.require("nope")
+            _ = try registry.registry.require("nope")
             Issue.record("expected an error")
         } catch {
             #expect(error.kind == .usage)
-            for name in registry.names { #expect(error.message.contains(name)) }
+            for name in registry.registry.names { #expect(error.message.contains(name)) }
         }
     }
 
     @Test(arguments: allProviders.map { $0.descriptor.name })
     func descriptorIsComplete(_ name: String) throws {
-        let descriptor = try ProviderRegistry(allProviders, sandboxes: allSandboxes).require(name).descriptor
+        let descriptor = try SandboxCatalog(allProviders, sandboxes: allSandboxes).registry.require(name).descriptor
         #expect(!descriptor.summary.isEmpty && descriptor.summary.hasSuffix("."))
         #expect(descriptor.docsURL.hasPrefix("https://"))
         #expect(!descriptor.operations.isEmpty)
@@ -53,8 +54,8 @@ import AggregateSandbox
         let root = TestPaths.packageRoot.appendingPathComponent("Providers")
         let folders = ProviderFolders.swift
         #expect(Set(folders.map { $0 + "Sandbox" }) == Set(allSandboxes.map { String(describing: $0) }), "Providers/ and allSandboxes must agree")
-        let registry = try ProviderRegistry(allProviders, sandboxes: allSandboxes)
-        #expect(Set(registry.sandboxes.map { $0.providerName }) == Set(registry.names))
+        let registry = try SandboxCatalog(allProviders, sandboxes: allSandboxes)
+        #expect(Set(registry.sandboxes.map { $0.providerName }) == Set(registry.registry.names))
         for folder in folders {
             let sandbox = root.appendingPathComponent("\(folder)/Sandbox")
             for file in try FileManager.default.contentsOfDirectory(atPath: sandbox.path) where file.hasSuffix(".swift") {

@@ -1,8 +1,10 @@
 import AggregateCore
+import AggregateJSON
 import AggregateProviders
 import AggregateSandbox
-import AggregateTestSupport
+import AggregateSandboxKit
 import Foundation
+import MeetupProvider
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -118,7 +120,7 @@ import FoundationNetworking
     func extremeNumbersGetAnAnswerAndTheServerKeepsServing(_ parameter: NumericParameter) async throws {
         var configuration = SandboxServerConfiguration(port: 0, log: { _ in })
         configuration.store = SandboxStore(directory: FileManager.default.temporaryDirectory.appendingPathComponent("aggregate-numbers-\(UUID().uuidString)"))
-        let server = SandboxServer(registry: try ProviderRegistry(allProviders, sandboxes: allSandboxes), configuration: configuration)
+        let server = SandboxServer(catalog: try SandboxCatalog(allProviders, sandboxes: allSandboxes), configuration: configuration)
         try server.start()
         defer { server.stop() }
         let session = URLSession(configuration: .ephemeral)

@@ -359,7 +359,7 @@ struct SandboxServerLifecycleTests {
     func portInUse() throws {
         let first = try startServer()
         defer { first.stop() }
-        let second = SandboxServer(registry: testRegistry, configuration: testConfiguration { $0.port = first.port })
+        let second = SandboxServer(catalog: testCatalog, configuration: testConfiguration { $0.port = first.port })
         do {
             try second.start()
             Issue.record("the second server should not bind port \(first.port)")
@@ -419,7 +419,7 @@ struct SandboxServerLifecycleTests {
 
     @Test("an invalid fail rate is refused before binding")
     func invalidFailRate() {
-        let server = SandboxServer(registry: testRegistry, configuration: testConfiguration { $0.failRate = 1.5 })
+        let server = SandboxServer(catalog: testCatalog, configuration: testConfiguration { $0.failRate = 1.5 })
         #expect(throws: AggregateError.self) { try server.start() }
     }
 }

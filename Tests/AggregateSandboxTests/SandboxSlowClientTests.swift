@@ -1,4 +1,3 @@
-import AggregateCore
 import AggregateSandbox
 import Foundation
 import Testing

@@ -1,5 +1,7 @@
 import AggregateCore
+import AggregateJSON
 import AggregateSandbox
+import AggregateSandboxKit
 import Foundation
 import Testing
 
@@ -34,7 +36,7 @@ struct EchoTestProvider: Provider, SandboxProviding {
         examples: [])
 
     static var sandboxEnvironment: [String: String] { ["TESTAPI_TOKEN": token, "TESTAPI_KEY": key] }
-    static var sandboxPaths: [SandboxPathPattern] { ["/echo", "/private"] }
+    static var sandboxPaths: [PathPattern] { ["/echo", "/private"] }
 
     static func sandboxResponse(for request: SandboxRequest, context: SandboxContext) -> SandboxResponse? {
         switch request.path {
@@ -112,7 +114,7 @@ final class LogRecorder: @unchecked Sendable {
     }
 }
 
-let testRegistry: ProviderRegistry = try! ProviderRegistry([EchoTestProvider.self], sandboxes: [EchoTestProvider.self])
+let testCatalog = try! SandboxCatalog([EchoTestProvider.self], sandboxes: [EchoTestProvider.self])
 
 /// A configuration for tests: ephemeral port, a log recorder, and the given tweaks.
 func testConfiguration(
@@ -125,7 +127,7 @@ func testConfiguration(
 
 /// Starts a server on an ephemeral port; the caller stops it.
 func startServer(_ configuration: SandboxServerConfiguration = testConfiguration()) throws -> SandboxServer {
-    let server = SandboxServer(registry: testRegistry, configuration: configuration)
+    let server = SandboxServer(catalog: testCatalog, configuration: configuration)
     try server.start()
     return server
 }

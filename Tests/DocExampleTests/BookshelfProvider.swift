@@ -1,5 +1,6 @@
 // Providers/Bookshelf/BookshelfProvider.swift
 public import AggregateCore
+import AggregateJSON
 import Foundation
 
 /// Books from the Bookshelf API whose title matches some words, in numbered pages.

@@ -1,5 +1,7 @@
 // Providers/Bookshelf/Sandbox/BookshelfSandbox.swift
 public import AggregateCore
+import AggregateJSON
+public import AggregateSandboxKit
 import Foundation
 
 /// The Bookshelf API's emulator: `GET /v1/books` over a few sample books, with its auth and errors.

@@ -1,4 +1,7 @@
 import AggregateCore
+import AggregateHTTP
+import AggregateJSON
+import AggregateSandboxKit
 import AggregateTestSupport
 import Foundation
 import Testing
@@ -35,8 +38,8 @@ import Testing
     }
 
     static func run(limit: Int, environment: [String: String] = BookshelfSandbox.sandboxEnvironment, log: RequestLog = RequestLog()) async throws -> ProviderResult {
-        let registry = try ProviderRegistry([BookshelfProvider.self], sandboxes: [BookshelfSandbox.self])
-        let sandbox = SandboxTransport(registry: registry)
+        let catalog = try SandboxCatalog([BookshelfProvider.self], sandboxes: [BookshelfSandbox.self])
+        let sandbox = SandboxTransport(catalog: catalog)
         let transport = FakeTransport { request in
             log.append(request)
             return try await sandbox.send(request)

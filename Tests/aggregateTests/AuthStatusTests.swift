@@ -1,9 +1,10 @@
 import AggregateCore
-import AggregateProviders
 import AggregateSandbox
+import AggregateSandboxKit
 import AggregateTestSupport
 import Foundation
 import Testing
+import aggregate
 
 /// `aggregate auth status` through the built binary, checked against the sandbox on a loopback port.
 @Suite(.serialized) struct AuthStatusTests {
@@ -12,7 +13,7 @@ import Testing
     /// Every provider pointed at the sandbox, with the sandbox's demo credentials in the environment.
     func sandboxEnvironment(_ sandbox: LoopbackSandbox) -> [String: String] {
         var environment: [String: String] = [:]
-        for provider in Self.registry.providers {
+        for provider in Self.registry.registry.providers {
             let name = provider.descriptor.name
             environment["AGGREGATE_\(name.uppercased())_BASE_URL"] = "\(sandbox.url)/\(name)"
             environment.merge(Self.registry.sandbox(named: name)?.sandboxEnvironment ?? [:]) { current, _ in current }
@@ -37,7 +38,7 @@ import Testing
         #expect(status["messageboard"] == "needs none")
         #expect(status["tmdb"]?.hasPrefix("not set: no credentials: set TMDB_ACCESS_TOKEN") == true)
         #expect(!output.stdout.contains("efgh"), "only the first 4 characters are shown")
-        #expect(Set(status.keys) == Set(Self.registry.names))
+        #expect(Set(status.keys) == Set(Self.registry.registry.names))
     }
 
     @Test func checkSaysValidForTheSandboxDemoCredentials() throws {
@@ -45,11 +46,11 @@ import Testing
         let output = try Binary.run(["auth", "status", "--check"], environment: sandboxEnvironment(sandbox))
         #expect(output.status == 0, "\(output.stdout)\(output.stderr)")
         let status = lines(output)
-        for name in Self.registry.names {
+        for name in Self.registry.registry.names {
             #expect(status[name]?.hasSuffix("→ valid") == true, "\(name): \(status[name] ?? "missing")")
         }
         #expect(status["meetup"]?.contains("MEETUP_") == true)
-        #expect(sandbox.server.requestCount >= Self.registry.names.count)
+        #expect(sandbox.server.requestCount >= Self.registry.registry.names.count)
         for secret in Self.registry.sandboxes.flatMap({ $0.sandboxEnvironment.values }) where secret.count >= 12 {
             #expect(!output.stdout.contains(secret))
         }

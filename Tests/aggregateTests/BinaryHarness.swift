@@ -1,5 +1,6 @@
 import AggregateTestSupport
 import Foundation
+import aggregate
 
 /// Runs the built `aggregate` executable as a separate process, like swift-argument-parser's `AssertExecuteCommand`.
 struct Binary {

@@ -1,12 +1,16 @@
 import AggregateCore
+import AggregateHTTP
 import AggregateProviders
 import AggregateSandbox
+import AggregateSandboxKit
 import AggregateTestSupport
+import AggregateText
 import Foundation
+import MeetupProvider
 import Testing
 
 /// Fixtures shared with the Core outline tests: our own documents in the captured responses' shapes.
-let browseFixtures = TestPaths.testTarget("AggregateCoreTests").appendingPathComponent("Fixtures/browse")
+let browseFixtures = TestPaths.testTarget("AggregateJSONTests").appendingPathComponent("Fixtures/browse")
 
 /// A private temporary directory, removed by `remove()`.
 struct ScratchDirectory {
@@ -286,8 +290,8 @@ struct ScratchDirectory {
 /// URLSession transport, retries, the size cap, HTTP errors and redaction of the key in the URL.
 @Suite(.serialized) struct BrowseLoopbackTests {
     private func withServer(_ body: (SandboxServer, String) throws -> Void) throws {
-        let registry = try ProviderRegistry(allProviders, sandboxes: allSandboxes)
-        let server = SandboxServer(registry: registry, configuration: SandboxServerConfiguration(port: 0, log: { _ in }))
+        let registry = try SandboxCatalog(allProviders, sandboxes: allSandboxes)
+        let server = SandboxServer(catalog: registry, configuration: SandboxServerConfiguration(port: 0, log: { _ in }))
         _ = try server.start()
         defer { server.stop() }
         let key = try #require(registry.sandbox(named: "meetup")?.sandboxEnvironment["MEETUP_API_KEY"])

@@ -1,4 +1,8 @@
 import AggregateCore
+import AggregateHTTP
+import AggregateJSON
+import AggregateSandbox
+import AggregateText
 import Foundation
 import Testing
 @testable import aggregate

@@ -1,5 +1,5 @@
-import AggregateCore
 import AggregateTestSupport
+import AggregateText
 import Foundation
 import Testing
 

@@ -1,9 +1,9 @@
 import AggregateCore
-import AggregateProviders
+import AggregateHTTP
+import AggregateJSON
 import AggregateTestSupport
 import Foundation
 @testable import aggregate
-import AggregateSandbox
 
 /// Runs the CLI in-process with captured output, a fixed terminal and a private data directory.
 struct CLIHarness {
@@ -33,7 +33,7 @@ struct CLIHarness {
             environment["XDG_CACHE_HOME"] = FileManager.default.temporaryDirectory.appendingPathComponent("aggregate-cache-\(UUID().uuidString)").path
         }
         var context = Context(
-            registry: try! TestRegistry.builtIn(), environment: environment,
+            catalog: try! TestRegistry.builtIn(), environment: environment,
             console: Console(out: { out.append($0) }, err: { err.append($0) }),
             terminal: Terminal(stdoutIsTerminal: false, stderrIsTerminal: false, stdinIsTerminal: false, width: width, colorOnStdout: false, colorOnStderr: false),
             dataDirectory: dataDirectory)

@@ -1,15 +1,19 @@
 import AggregateCore
+import AggregateJSON
 import AggregateProviders
 import AggregateSandbox
+import AggregateSandboxKit
 import AggregateTestSupport
 import Foundation
+import MeetupProvider
 import Testing
+import aggregate
 
 /// The disk cache through the built binary against the sandbox on a loopback port, which answers conditional
 /// requests: cache, revalidated, --refresh, --no-cache, --cache-ttl, `aggregate cache`, damaged entries, concurrent
 /// runs and compare. Each test has its own XDG_CACHE_HOME: never the user's cache.
 @Suite(.serialized) final class CacheCLITests {
-    static let registry = try! ProviderRegistry(allProviders, sandboxes: allSandboxes)
+    static let registry = try! SandboxCatalog(allProviders, sandboxes: allSandboxes)
 
     let sandbox: LoopbackSandbox
     let cacheHome = FileManager.default.temporaryDirectory.appendingPathComponent("aggregate-cache-cli-\(UUID().uuidString)")
@@ -22,7 +26,7 @@ import Testing
     /// Every provider pointed at the sandbox with its demo credentials, and this test's cache.
     var environment: [String: String] {
         var environment = ["XDG_CACHE_HOME": cacheHome.path]
-        for provider in Self.registry.providers {
+        for provider in Self.registry.registry.providers {
             let name = provider.descriptor.name
             environment["AGGREGATE_\(name.uppercased())_BASE_URL"] = "\(sandbox.url)/\(name)"
             environment.merge(Self.registry.sandbox(named: name)?.sandboxEnvironment ?? [:]) { current, _ in current }

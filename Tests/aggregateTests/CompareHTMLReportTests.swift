@@ -1,4 +1,4 @@
-import AggregateCore
+import AggregateRendering
 import AggregateTestSupport
 import Foundation
 import Testing

@@ -1,8 +1,12 @@
 import AggregateCore
-import AggregateProviders
+import AggregateHTTP
+import AggregateJSON
 import AggregateSandbox
+import AggregateSandboxKit
 import AggregateTestSupport
+import AggregateText
 import Foundation
+import MeetupProvider
 import Testing
 @testable import aggregate
 
@@ -118,7 +122,7 @@ import Testing
         let output = await CLIHarness().run(["compare", "--all", "--offline", "--format", "json", "--limit", "2"])
         #expect(output.code == .success)
         let results = try #require(try JSONParser().parse(output.stdout)["results"]?.array)
-        #expect(results.map { $0["provider"]?.string } == (try TestRegistry.builtIn().names.map { Optional($0) }))
+        #expect(results.map { $0["provider"]?.string } == (try TestRegistry.builtIn().registry.names.map { Optional($0) }))
         #expect(results.allSatisfy { $0["meta"]?["source"] == "offline" })
     }
 

@@ -1,8 +1,12 @@
 import AggregateCore
+import AggregateJSON
 import AggregateProviders
+import AggregateSandbox
+import AggregateSandboxKit
+import AggregateScaffold
 import Foundation
 import Testing
-import AggregateSandbox
+import aggregate
 
 /// The config file, profiles and `aggregate config` through the built binary.
 @Suite struct ConfigTests {
@@ -147,7 +151,7 @@ import AggregateSandbox
 
     @Test func aProfileAndACredentialFromTheFileReachTheSandbox() throws {
         let sandbox = try LoopbackSandbox()
-        let token = try #require(try ProviderRegistry(allProviders, sandboxes: allSandboxes).sandbox(named: "tmdb")?.sandboxEnvironment["TMDB_ACCESS_TOKEN"])
+        let token = try #require(try SandboxCatalog(allProviders, sandboxes: allSandboxes).sandbox(named: "tmdb")?.sandboxEnvironment["TMDB_ACCESS_TOKEN"])
         let folder = Folder()
         try folder.write("""
             {"profiles": {"sandbox": {"providers": {"tmdb": {"baseURL": "\(sandbox.url)/tmdb", "limit": 2,

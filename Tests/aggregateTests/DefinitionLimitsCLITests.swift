@@ -1,8 +1,11 @@
 import AggregateCore
-import AggregateProviders
+import AggregateHTTP
+import AggregateJSON
 import AggregateSandbox
+import AggregateSandboxKit
 import AggregateTestSupport
 import Foundation
+import MeetupProvider
 import Testing
 
 /// GitHub's and Hacker News's declared budgets, cache times and validators, through the binary and the emulator.
@@ -121,7 +124,7 @@ import Testing
     /// The definitions' emulators answer caching as the real APIs do: GitHub's search says `no-cache` and carries no
     /// validator (as captured), so a conditional request gets the whole answer again; Hacker News sends neither.
     @Test func theDefinitionsEmulatorsDeclareTheRealAPIsCaching() throws {
-        let registry = SandboxRouter(registry: try TestRegistry.builtIn())
+        let registry = SandboxRouter(catalog: try TestRegistry.builtIn())
         let server = URL(string: "http://127.0.0.1:8787")!
         let now = Date(timeIntervalSince1970: 1_800_000_000)
         func get(_ target: String, _ headers: HTTPHeaders = [:]) -> SandboxResponse {

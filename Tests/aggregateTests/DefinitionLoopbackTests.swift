@@ -1,7 +1,12 @@
 import AggregateCore
+import AggregateDefinitions
+import AggregateHTTP
+import AggregateJSON
 import AggregateSandbox
+import AggregateSandboxKit
 import AggregateTestSupport
 import Foundation
+import MeetupProvider
 import Testing
 
 /// The fixture definitions under `Tests/AggregateProvidersTests/Fixtures/Definitions/`.
@@ -13,14 +18,15 @@ enum DefinitionFixtures {
 
 /// A definition's emulator on a real loopback server, and the engine against it with the real URLSession transport.
 final class DefinitionServer: Sendable {
-    let registry: ProviderRegistry
+    let catalog: SandboxCatalog
+    var registry: ProviderRegistry { catalog.registry }
     let server: SandboxServer
 
     init(files: [URL] = [DefinitionFixtures.pager], faults: [String] = []) throws {
-        registry = try ProviderRegistry.withDefinitions(swift: [], sandboxes: [], builtIn: [], samples: [:], files: files)
+        catalog = try SandboxCatalog.withDefinitions(swift: [], sandboxes: [], builtIn: [], samples: [:], files: files)
         var configuration = SandboxServerConfiguration(host: "127.0.0.1", port: 0, log: { _ in })
         configuration.faults = try faults.map(SandboxFault.parse)
-        server = SandboxServer(registry: registry, configuration: configuration)
+        server = SandboxServer(catalog: catalog, configuration: configuration)
         try server.start()
     }
 
@@ -34,7 +40,7 @@ final class DefinitionServer: Sendable {
 
     /// Runs `operation` of `name` against the server's `/<name>` mount.
     func run(_ operation: String, provider name: String = "pager", _ parameters: JSONObject = ["query": "swift"], limit: Int = 20, token: String? = "sandbox-pager-token") async throws -> ProviderResult {
-        let runner = ProviderRunner(registry: registry, environment: token.map { ["PAGER_TOKEN": $0] } ?? [:], retrySleep: { _ in })
+        let runner = ProviderRunner(catalog: catalog, environment: token.map { ["PAGER_TOKEN": $0] } ?? [:], retrySleep: { _ in })
         let provider = try #require(registry.provider(named: name))
         let settings = ProviderRunner.Settings(limit: limit, baseURL: server.baseURL.appendingEndpoint("/\(name)").absoluteString)
         return await runner.run(provider, operation: operation, parameters: parameters, settings: settings)

@@ -1,7 +1,10 @@
 import AggregateCore
+import AggregateDefinitions
+import AggregateHTTP
+import AggregateJSON
 import AggregateProviders
 import AggregateSandbox
-import AggregateTestSupport
+import AggregateSandboxKit
 import Foundation
 import Testing
 
@@ -13,12 +16,12 @@ import Testing
     /// Both providers' results for `list` against a loopback sandbox with `faults`.
     static func results(limit: Int = 50, faults: [String] = []) async throws -> (swift: ProviderResult, definition: ProviderResult) {
         let sandbox = try LoopbackSandbox(faults: faults)
-        let registry = try ProviderRegistry.withDefinitions(
+        let registry = try SandboxCatalog.withDefinitions(
             swift: allProviders, sandboxes: allSandboxes, builtIn: [], samples: [:], files: [boardlist])
-        let runner = ProviderRunner(registry: registry, environment: [:], retrySleep: { _ in })
+        let runner = ProviderRunner(catalog: registry, environment: [:], retrySleep: { _ in })
         let settings = ProviderRunner.Settings(limit: limit, baseURL: sandbox.url + "/messageboard")
-        let swift = await runner.run(try #require(registry.provider(named: "messageboard")), operation: "list", parameters: [:], settings: settings)
-        let definition = await runner.run(try #require(registry.provider(named: "boardlist")), operation: "list", parameters: [:], settings: settings)
+        let swift = await runner.run(try #require(registry.registry.provider(named: "messageboard")), operation: "list", parameters: [:], settings: settings)
+        let definition = await runner.run(try #require(registry.registry.provider(named: "boardlist")), operation: "list", parameters: [:], settings: settings)
         return (swift, definition)
     }
 

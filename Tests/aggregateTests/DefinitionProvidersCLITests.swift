@@ -1,9 +1,9 @@
 import AggregateCore
-import AggregateProviders
-import AggregateSandbox
+import AggregateJSON
 import AggregateTestSupport
 import Foundation
 import Testing
+import aggregate
 
 /// `github` and `hackernews`, written only as definitions, through the CLI: offline and against the sandbox over
 /// loopback (the live code path), in every output format, in `describe`, in `compare`, with the APIs' errors.

@@ -1,8 +1,11 @@
 import AggregateCore
-import AggregateProviders
+import AggregateHTTP
+import AggregateJSON
 import AggregateSandbox
+import AggregateSandboxKit
 import AggregateTestSupport
 import Foundation
+import MeetupProvider
 import Testing
 
 /// End-to-end runs of the built binary: exit codes, stderr lines, and help in swift-argument-parser's layout.
@@ -21,7 +24,7 @@ import Testing
         let output = try Binary.run(["nosuch", "--limit", "3"])
         #expect(output.status == 64)
         #expect(output.stdout.isEmpty)
-        let names = try TestRegistry.builtIn().names.joined(separator: ", ")
+        let names = try TestRegistry.builtIn().registry.names.joined(separator: ", ")
         #expect(output.stderr.hasPrefix("Error: unknown provider or command 'nosuch'. Valid providers: \(names)."))
         #expect(output.stderr.hasSuffix("Usage: aggregate <command> [arguments] [options]\n  See 'aggregate --help' for more information.\n"))
     }
@@ -216,7 +219,7 @@ final class LineReader: @unchecked Sendable {
         process.waitUntilExit()
         #expect(process.terminationStatus == 0)
         let results = try #require(try JSONParser().parse(data)["results"]?.array)
-        #expect(results.count == (try TestRegistry.builtIn().names.count))
+        #expect(results.count == (try TestRegistry.builtIn().registry.names.count))
         #expect(results.allSatisfy { $0["status"] == "ok" && ($0["items"]?.array?.isEmpty == false) })
     }
 }

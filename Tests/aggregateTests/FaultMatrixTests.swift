@@ -1,8 +1,11 @@
 import AggregateCore
+import AggregateHTTP
 import AggregateProviders
 import AggregateSandbox
+import AggregateSandboxKit
 import Foundation
 import Testing
+import aggregate
 
 /// Every provider command (GET and POST) against every kind of failure, over the loopback sandbox: the exit code,
 /// exactly one error line, how many requests were sent, and no credential anywhere in the output.

@@ -1,9 +1,13 @@
 import AggregateCore
+import AggregateHTTP
+import AggregateJSON
 import AggregateProviders
 import AggregateSandbox
+import AggregateSandboxKit
 import AggregateTestSupport
 import Foundation
 import Testing
+import aggregate
 
 /// A clock the test moves, so freshness is tested without waiting.
 final class ManualClock: @unchecked Sendable {
@@ -30,7 +34,7 @@ final class RecordingSandboxTransport: HTTPTransport, @unchecked Sendable {
     private var exchanges: [(request: HTTPRequest, status: Int)] = []
 
     init(store: SandboxStore? = nil) throws {
-        inner = SandboxTransport(registry: try ProviderRegistry(allProviders, sandboxes: allSandboxes), store: store)
+        inner = SandboxTransport(catalog: try SandboxCatalog(allProviders, sandboxes: allSandboxes), store: store)
     }
 
     func send(_ request: HTTPRequest) async throws -> HTTPResponse {
@@ -59,8 +63,8 @@ final class RecordingSandboxTransport: HTTPTransport, @unchecked Sendable {
 /// The disk cache in the shared fetch layer, run in-process against the sandbox's routes with a clock the test
 /// moves: freshness, revalidation with 304, --refresh, --cache-ttl, writes, damaged entries and secrets.
 @Suite final class HTTPCacheRunTests {
-    static let registry = try! ProviderRegistry(allProviders, sandboxes: allSandboxes)
-    static func provider(_ name: String) -> any RunnableProvider { registry.provider(named: name)! }
+    static let registry = try! SandboxCatalog(allProviders, sandboxes: allSandboxes)
+    static func provider(_ name: String) -> any RunnableProvider { registry.registry.provider(named: name)! }
     static let tmdbToken = registry.sandbox(named: "tmdb")!.sandboxEnvironment["TMDB_ACCESS_TOKEN"]!
     static let tmdbKey = registry.sandbox(named: "tmdb")!.sandboxEnvironment["TMDB_API_KEY"]!
     static let meetupKey = registry.sandbox(named: "meetup")!.sandboxEnvironment["MEETUP_API_KEY"]!
@@ -82,7 +86,7 @@ final class RecordingSandboxTransport: HTTPTransport, @unchecked Sendable {
         cache: HTTPCacheSettings.Mode? = .normal, ttl: TimeInterval? = nil
     ) async -> ProviderResult {
         let name = provider.descriptor.name
-        var runner = ProviderRunner(registry: Self.registry, environment: environment, events: { [events] in events.append($0) })
+        var runner = ProviderRunner(catalog: Self.registry, environment: environment, events: { [events] in events.append($0) })
         runner.clock = { [clock] in clock.now }
         var settings = ProviderRunner.Settings(baseURL: "http://sandbox.localhost/\(name)")
         settings.cache = cache.map { HTTPCacheSettings(root: root, mode: $0, ttlOverride: ttl) }

@@ -1,9 +1,11 @@
 import AggregateCore
 import AggregateProviders
 import AggregateSandbox
+import AggregateSandboxKit
 import AggregateTestSupport
 import Foundation
 import Testing
+import aggregate
 
 /// Which servers a provider can reach: IPv6 loopback, the wildcard addresses servers print, and plain http to
 /// other hosts only with `--allow-http`.
@@ -16,7 +18,7 @@ import Testing
 
     @Test(arguments: allProviders.map { $0.descriptor.name })
     func everyProviderWorksOverIPv6Loopback(_ name: String) async throws {
-        let provider = try ProviderRegistry(allProviders, sandboxes: allSandboxes).require(name)
+        let provider = try SandboxCatalog(allProviders, sandboxes: allSandboxes).registry.require(name)
         let (sandbox, guardedPort) = try ipv6SandboxWithItsIPv4PortHeld()
         let url = "http://[::1]:\(sandbox.server.port)"
         let output = await runFirstExample(of: provider, baseURL: url)

@@ -1,6 +1,7 @@
 import AggregateCore
-import AggregateProviders
+import AggregateDefinitions
 import AggregateSandbox
+import AggregateSandboxKit
 import AggregateTestSupport
 import Foundation
 import Testing
@@ -156,7 +157,7 @@ struct HostileEchoProvider: Provider, SandboxProviding {
                 configuration.settings = [
                     "hostile.marker": marker, "hostile.core": core, "hostile.encoding": encoding, "hostile.mode": mode,
                 ]
-                let hostile = SandboxServer(registry: try ProviderRegistry([HostileEchoProvider.self], sandboxes: [HostileEchoProvider.self]), configuration: configuration)
+                let hostile = SandboxServer(catalog: try SandboxCatalog([HostileEchoProvider.self], sandboxes: [HostileEchoProvider.self]), configuration: configuration)
                 try hostile.start()
                 defer { hostile.stop() }
 

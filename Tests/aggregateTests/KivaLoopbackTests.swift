@@ -1,8 +1,13 @@
 import AggregateCore
+import AggregateDefinitions
+import AggregateHTTP
+import AggregateJSON
 import AggregateProviders
 import AggregateSandbox
 import Foundation
+import MeetupProvider
 import Testing
+import aggregate
 
 /// Kiva over loopback: the real URLSession transport and fetch layer, through the CLI, against the sandbox server,
 /// on both APIs: paging, filters, the REST lock-out, GraphQL errors, retries and broken responses.

@@ -1,8 +1,10 @@
 import AggregateCore
-import AggregateProviders
+import AggregateJSON
 import AggregateSandbox
+import AggregateSandboxKit
 import AggregateTestSupport
 import Foundation
+import MeetupProvider
 import Testing
 
 /// A sandbox server on a free loopback port for the duration of a test.
@@ -18,7 +20,7 @@ final class LoopbackSandbox: Sendable {
         configuration.faults = try faults.map(SandboxFault.parse)
         configuration.store = SandboxStore(directory: dataDirectory)
         configuration.settings = settings
-        server = SandboxServer(registry: try TestRegistry.builtIn(sandboxes: sandboxes), configuration: configuration)
+        server = SandboxServer(catalog: try TestRegistry.builtIn(sandboxes: sandboxes), configuration: configuration)
         try server.start()
     }
 

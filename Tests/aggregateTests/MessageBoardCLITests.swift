@@ -1,8 +1,8 @@
 import AggregateCore
+import AggregateJSON
 import AggregateTestSupport
 import Foundation
 import Testing
-@testable import aggregate
 
 /// The message board through the real command line: offline store, standard input, usage and config errors.
 @Suite struct MessageBoardCLITests {

@@ -1,12 +1,17 @@
 import AggregateCore
-import AggregateProviders
+import AggregateHTTP
+import AggregateJSON
 import AggregateSandbox
+import AggregateSandboxKit
 import AggregateTestSupport
 import Foundation
+import KivaProvider
 import MessageBoardProvider
-import Testing
-@testable import aggregate
 @testable import MessageBoardSandbox
+import TMDbProvider
+import Testing
+import TwitterProvider
+@testable import aggregate
 
 /// The message board over a real socket: the CLI's URLSession transport and fetch layer against a `SandboxServer`
 /// on a loopback port, for every response case, with exit codes and messages.

@@ -1,4 +1,6 @@
 import AggregateCore
+import AggregateJSON
+import AggregateSandboxKit
 import AggregateTestSupport
 import Foundation
 import Testing

@@ -1,4 +1,5 @@
 import AggregateCore
+import AggregateJSON
 import AggregateTestSupport
 import Foundation
 import Testing

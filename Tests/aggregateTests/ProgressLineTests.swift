@@ -1,10 +1,14 @@
 import AggregateCore
+import AggregateHTTP
+import AggregateJSON
 import AggregateProviders
+import AggregateSandbox
+import AggregateSandboxKit
 import AggregateTestSupport
+import AggregateText
 import Foundation
 import Testing
 @testable import aggregate
-import AggregateSandbox
 
 /// The progress line's logic with an injected clock, and once for real in a terminal (tmux).
 @Suite struct ProgressLineTests {
@@ -78,7 +82,7 @@ import AggregateSandbox
 
     @Test func notOnATerminalThereIsNoProgressLine() throws {
         let sandbox = try LoopbackSandbox(faults: ["delay=600ms; times=3"])
-        let key = try #require(try ProviderRegistry(allProviders, sandboxes: allSandboxes).sandbox(named: "tmdb")?.sandboxEnvironment["TMDB_API_KEY"])
+        let key = try #require(try SandboxCatalog(allProviders, sandboxes: allSandboxes).sandbox(named: "tmdb")?.sandboxEnvironment["TMDB_API_KEY"])
         let output = try Binary.run(
             ["tmdb", "popular", "--limit", "45"], environment: ["TMDB_API_KEY": key, "AGGREGATE_TMDB_BASE_URL": sandbox.url + "/tmdb"])
         #expect(output.status == 0)
@@ -87,7 +91,7 @@ import AggregateSandbox
 
     @Test(.requires(.tmux, .python3)) func aSlowMultiPageFetchShowsOneUpdatingLineInATerminal() throws {
         let sandbox = try LoopbackSandbox(faults: ["delay=900ms"])
-        let key = try #require(try ProviderRegistry(allProviders, sandboxes: allSandboxes).sandbox(named: "tmdb")?.sandboxEnvironment["TMDB_API_KEY"])
+        let key = try #require(try SandboxCatalog(allProviders, sandboxes: allSandboxes).sandbox(named: "tmdb")?.sandboxEnvironment["TMDB_API_KEY"])
         let session = try TmuxSession(
             command: "env TMDB_API_KEY=\(key) AGGREGATE_TMDB_BASE_URL=\(sandbox.url)/tmdb \(Binary.url.path) tmdb popular --limit 45",
             width: 100, height: 60)

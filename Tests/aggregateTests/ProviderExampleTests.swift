@@ -1,5 +1,7 @@
 import AggregateCore
-import AggregateProviders
+import AggregateDefinitions
+import AggregateJSON
+import AggregateSandboxKit
 import AggregateTestSupport
 import Foundation
 import Testing
@@ -18,7 +20,7 @@ struct ExampleCase: Sendable, CustomTestStringConvertible {
 
     static var all: [ExampleCase] {
         // Every provider the binary has, the compiled-in definitions included.
-        ((try? TestRegistry.builtIn())?.providers ?? []).flatMap { provider in
+        ((try? TestRegistry.builtIn())?.registry.providers ?? []).flatMap { provider in
             let descriptor = provider.descriptor
             return descriptor.examples.enumerated().map { index, example in
                 let operationName = example.arguments.dropFirst().first.flatMap { descriptor.operation(named: $0)?.name }

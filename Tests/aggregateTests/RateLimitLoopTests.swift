@@ -1,6 +1,9 @@
 import AggregateCore
+import AggregateDefinitions
+import AggregateHTTP
 import AggregateProviders
 import AggregateSandbox
+import AggregateSandboxKit
 import Foundation
 import Testing
 @testable import aggregate
@@ -52,7 +55,7 @@ import Testing
     }
 
     @Test func theSandboxCountsKivaRESTPerWindowAndAppID() throws {
-        let router = SandboxRouter(registry: try ProviderRegistry(allProviders, sandboxes: allSandboxes))
+        let router = SandboxRouter(catalog: try SandboxCatalog(allProviders, sandboxes: allSandboxes))
         let counter = SandboxRequestCounter()
         let server = URL(string: "http://127.0.0.1:8787")!
         let start = Date(timeIntervalSince1970: 1_800_000_000)

@@ -1,13 +1,16 @@
 import AggregateCore
+import AggregateHTTP
 import AggregateProviders
 import AggregateSandbox
+import AggregateSandboxKit
 import Foundation
 import Testing
+import aggregate
 
 /// `--record DIR` against the sandbox over loopback, then `--replay DIR` with the sandbox stopped (or
 /// `aggregate sandbox --replay DIR` serving the cassette): the same output, and no credential in the cassette.
 @Suite(.serialized) struct RecordReplayTests {
-    static let registry = try! ProviderRegistry(allProviders, sandboxes: allSandboxes)
+    static let registry = try! SandboxCatalog(allProviders, sandboxes: allSandboxes)
     static let tmdbKey = registry.sandbox(named: "tmdb")?.sandboxEnvironment["TMDB_API_KEY"] ?? ""
     static let xToken = registry.sandbox(named: "twitter")?.sandboxEnvironment["X_BEARER_TOKEN"] ?? ""
 
@@ -87,7 +90,7 @@ import Testing
 
         var configuration = SandboxServerConfiguration(port: 0, log: { _ in })
         configuration.replayer = try CassetteReplayer(directory: directory)
-        let replaying = SandboxServer(registry: Self.registry, configuration: configuration)
+        let replaying = SandboxServer(catalog: Self.registry, configuration: configuration)
         try replaying.start()
         defer { replaying.stop() }
         let base = replaying.baseURL.absoluteString + "/twitter"

@@ -1,5 +1,4 @@
 import AggregateCore
-import AggregateProviders
 import AggregateSandbox
 import Foundation
 import MessageBoardProvider

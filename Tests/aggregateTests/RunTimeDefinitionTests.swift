@@ -1,6 +1,6 @@
 import AggregateCore
+import AggregateJSON
 import AggregateSandbox
-import AggregateTestSupport
 import Foundation
 import Testing
 

@@ -1,6 +1,8 @@
 import AggregateCore
+import AggregateJSON
 import AggregateProviders
 import AggregateSandbox
+import AggregateSandboxKit
 import AggregateTestSupport
 import Foundation
 import Testing
@@ -13,28 +15,28 @@ import FoundationNetworking
 /// the order of the registry: normal answers, injected faults and the log all name the owner.
 @Suite struct SandboxPathOwnershipTests {
     @Test func patternsMatchSegmentsAndWildcards() {
-        let tweets: SandboxPathPattern = "/2/users/*/tweets"
+        let tweets: PathPattern = "/2/users/*/tweets"
         #expect(tweets.matches("/2/users/12/tweets"))
         #expect(!tweets.matches("/2/users/12/tweets/extra"))
         #expect(!tweets.matches("/2/users/tweets"))
-        let rest: SandboxPathPattern = "/v1/**"
+        let rest: PathPattern = "/v1/**"
         #expect(rest.matches("/v1") && rest.matches("/v1/loans/newest.json"))
         #expect(!rest.matches("/v2/loans"))
-        #expect(("/2/groups" as SandboxPathPattern).matches("/2/groups/"))
+        #expect(("/2/groups" as PathPattern).matches("/2/groups/"))
     }
 
     @Test func overlapIsDecidedByPatternNotByOrder() {
-        #expect(!("/2/groups" as SandboxPathPattern).overlaps("/2/users/**"))
-        #expect(("/2/**" as SandboxPathPattern).overlaps("/2/groups"))
-        #expect(("/2/*/tweets" as SandboxPathPattern).overlaps("/2/users/*"))
-        #expect(!("/2/*/tweets" as SandboxPathPattern).overlaps("/2/users/*/likes"))
-        #expect(("/messages/*" as SandboxPathPattern).overlaps("/*/1"))
+        #expect(!("/2/groups" as PathPattern).overlaps("/2/users/**"))
+        #expect(("/2/**" as PathPattern).overlaps("/2/groups"))
+        #expect(("/2/*/tweets" as PathPattern).overlaps("/2/users/*"))
+        #expect(!("/2/*/tweets" as PathPattern).overlaps("/2/users/*/likes"))
+        #expect(("/messages/*" as PathPattern).overlaps("/*/1"))
     }
 
     @Test func overlappingClaimsAreRefusedWhenTheRegistryIsBuilt() {
-        #expect(throws: Never.self) { try ProviderRegistry(allProviders, sandboxes: allSandboxes) }
+        #expect(throws: Never.self) { try SandboxCatalog(allProviders, sandboxes: allSandboxes) }
         do {
-            _ = try ProviderRegistry(allProviders + [GreedyProvider.self], sandboxes: allSandboxes + [GreedyProvider.self])
+            _ = try SandboxCatalog(allProviders + [GreedyProvider.self], sandboxes: allSandboxes + [GreedyProvider.self])
             Issue.record("two providers claiming /2/users/... were accepted")
         } catch let error as AggregateError {
             #expect(error.kind == .config)
@@ -45,7 +47,7 @@ import FoundationNetworking
     }
 
     @Test func everyBundledProviderOwnsItsRootPathsAndNoOneElses() throws {
-        let registry = try ProviderRegistry(allProviders, sandboxes: allSandboxes)
+        let registry = try SandboxCatalog(allProviders, sandboxes: allSandboxes)
         for probe in Self.probes {
             #expect(registry.sandboxOwner(of: probe.path)?.providerName == probe.provider, "\(probe.path)")
         }
@@ -67,7 +69,7 @@ import FoundationNetworking
         configuration.store = SandboxStore(directory: FileManager.default.temporaryDirectory.appendingPathComponent("ownership-\(UUID().uuidString)"))
         let providers = reversed ? Array(allProviders.reversed()) : allProviders
         let sandboxes = reversed ? Array(allSandboxes.reversed()) : allSandboxes
-        let server = SandboxServer(registry: try ProviderRegistry(providers, sandboxes: sandboxes), configuration: configuration)
+        let server = SandboxServer(catalog: try SandboxCatalog(providers, sandboxes: sandboxes), configuration: configuration)
         try server.start()
         defer { server.stop() }
         for probe in Self.probes {
@@ -89,7 +91,7 @@ import FoundationNetworking
     }
 
     @Test func aRateLimitAtTheRootOnAnXPathCarriesXsHeaders() async throws {
-        let server = SandboxServer(registry: try ProviderRegistry(allProviders, sandboxes: allSandboxes), configuration: SandboxServerConfiguration(port: 0, log: { _ in }))
+        let server = SandboxServer(catalog: try SandboxCatalog(allProviders, sandboxes: allSandboxes), configuration: SandboxServerConfiguration(port: 0, log: { _ in }))
         try server.start()
         defer { server.stop() }
         let (body, response) = try await Self.get(server.baseURL.absoluteString + "/2/users/2244994945/tweets", fault: "status=429")
@@ -115,7 +117,7 @@ private struct GreedyProvider: Provider, SandboxProviding {
         defaultBaseURL: "https://example.invalid", auth: [], authStyle: "none", paginationStyle: "none",
         operations: [ProviderOperation(name: "get", summary: "Nothing.", itemKind: "thing")], examples: [])
     static let sandboxEnvironment: [String: String] = [:]
-    static let sandboxPaths: [SandboxPathPattern] = ["/2/users/*/tweets"]
+    static let sandboxPaths: [PathPattern] = ["/2/users/*/tweets"]
     static func sandboxResponse(for request: SandboxRequest, context: SandboxContext) -> SandboxResponse? { nil }
     func operation(named name: String, plan: Void) -> any APIOperation<Void> { NoItemsOperation() }
 }

@@ -1,6 +1,8 @@
 import AggregateCore
-import AggregateProviders
+import AggregateJSON
+import AggregateText
 import Foundation
+import MeetupProvider
 import Testing
 
 /// The TMDb provider's command line: usage and configuration errors, describe, and the text views.

@@ -1,13 +1,17 @@
 import AggregateCore
+import AggregateJSON
 import AggregateProviders
 import AggregateSandbox
+import AggregateSandboxKit
 import Foundation
+import MeetupProvider
 import Testing
+import aggregate
 
 /// The TMDb provider through the CLI, the real URLSession transport and the shared fetch layer, against the sandbox
 /// server on a loopback port.
 @Suite(.serialized) struct TMDbLoopbackTests {
-    static let sandboxEnvironment = (try? ProviderRegistry(allProviders, sandboxes: allSandboxes).sandbox(named: "tmdb")?.sandboxEnvironment) ?? [:]
+    static let sandboxEnvironment = (try? SandboxCatalog(allProviders, sandboxes: allSandboxes).sandbox(named: "tmdb")?.sandboxEnvironment) ?? [:]
     var key: String { Self.sandboxEnvironment["TMDB_API_KEY"] ?? "" }
     var token: String { Self.sandboxEnvironment["TMDB_ACCESS_TOKEN"] ?? "" }
 

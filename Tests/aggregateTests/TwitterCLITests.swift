@@ -1,10 +1,15 @@
 import AggregateCore
+import AggregateHTTP
+import AggregateJSON
 import AggregateProviders
+import AggregateSandbox
+import AggregateSandboxKit
 import AggregateTestSupport
+import AggregateText
 import Foundation
+import MeetupProvider
 import Testing
 @testable import aggregate
-import AggregateSandbox
 
 /// `aggregate twitter ...` through the real command-line code path.
 @Suite struct TwitterCLITests {
@@ -81,7 +86,7 @@ import AggregateSandbox
 
     @Test func theTokenNeverAppearsInAnyOutput() async throws {
         let marker = "MARKER-7f3a9c-do-not-print"
-        let sandbox = SandboxTransport(registry: try ProviderRegistry(allProviders, sandboxes: allSandboxes))
+        let sandbox = SandboxTransport(catalog: try SandboxCatalog(allProviders, sandboxes: allSandboxes))
         let sandboxToken = "Bearer " + (allSandboxes.first { $0.providerName == "twitter" }?.sandboxEnvironment["X_BEARER_TOKEN"] ?? "")
         // A server that checks the marker arrived, then answers as the sandbox would; for one user it echoes the header back.
         let transport: @Sendable () -> any HTTPTransport = {

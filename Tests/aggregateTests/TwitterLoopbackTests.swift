@@ -1,7 +1,10 @@
 import AggregateCore
-import AggregateProviders
+import AggregateHTTP
+import AggregateJSON
 import AggregateSandbox
+import AggregateText
 import Foundation
+import MeetupProvider
 import Testing
 @testable import aggregate
 

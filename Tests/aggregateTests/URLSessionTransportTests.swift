@@ -1,4 +1,5 @@
 @testable import AggregateCore
+@testable import AggregateHTTP
 import AggregateSandbox
 import Foundation
 import Testing

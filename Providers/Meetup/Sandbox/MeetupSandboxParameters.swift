@@ -1,4 +1,6 @@
 import AggregateCore
+import AggregateJSON
+import AggregateSandboxKit
 import Foundation
 
 /// The parameter rules Meetup documented for `GET /2/groups`: `lat`/`lon` "a valid latitude and longitude",

@@ -1,4 +1,6 @@
 public import AggregateCore
+public import AggregateJSON
+public import AggregateSandboxKit
 import Foundation
 
 /// TMDb's part of the sandbox: `GET /configuration`, `/search/movie`, `/movie/popular`, `/movie/{id}` (with
@@ -28,7 +30,7 @@ public enum TMDbSandbox: RoutedSandbox {
         methodNotAllowed: { _ in statusError(405, code: 42, "The request method is not supported for this resource.") })
 
     /// API v3, with or without its `/3` prefix, at the sandbox's root.
-    public static let sandboxPaths: [SandboxPathPattern] = ["/3/**", "/configuration", "/movie/**", "/search/**"]
+    public static let sandboxPaths: [PathPattern] = ["/3/**", "/configuration", "/movie/**", "/search/**"]
 
     /// The route for the path without `/3`; under `/3`, a path no route knows is TMDb's 404 (or 405).
     public static func sandboxResponse(for request: SandboxRequest, context: SandboxContext) -> SandboxResponse? {

@@ -1,4 +1,5 @@
-import AggregateCore
+import AggregateJSON
+import AggregateText
 import Foundation
 
 /// `@hourly_chime`, a sandbox bot with a timeline long enough to page through: one post an hour for ten days

@@ -1,4 +1,6 @@
 public import AggregateCore
+public import AggregateJSON
+public import AggregateSandboxKit
 import Foundation
 
 /// Twitter/X's part of the sandbox: API v2 `GET /2/users/by/username/:username` and `GET /2/users/:id/tweets`,
@@ -18,7 +20,7 @@ public enum TwitterSandbox: RoutedSandbox {
     public static let sandboxEnvironment = ["X_BEARER_TOKEN": "sandbox-x-bearer-token"]
 
     /// X's users (v2) and v1.1, at the sandbox's root: beside Meetup's `/2/groups`, not over it.
-    public static let sandboxPaths: [SandboxPathPattern] = ["/2/users/**", "/1.1/**"]
+    public static let sandboxPaths: [PathPattern] = ["/2/users/**", "/1.1/**"]
 
     public static let routes = SandboxRoutes([
         route(.userByUsername) { request, _, segments in try userByUsername(segments[4].removingPercentEncoding ?? segments[4], request) },
@@ -92,7 +94,7 @@ public enum TwitterSandbox: RoutedSandbox {
 
     /// One emulated endpoint: its paths and its requests allowed per 15 minutes for an app (`x-rate-limit-limit`).
     struct Endpoint: Equatable {
-        var pattern: SandboxPathPattern
+        var pattern: PathPattern
         var limit: Int
 
         static let userByUsername = Endpoint(pattern: "/2/users/by/username/*", limit: 300)

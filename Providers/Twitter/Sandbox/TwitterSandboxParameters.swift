@@ -1,4 +1,5 @@
 import AggregateCore
+import AggregateSandboxKit
 import Foundation
 
 /// X API v2's request rules as the OpenAPI document 2.62 declares them (`Schemas/twitter/openapi-2.62.yaml`):

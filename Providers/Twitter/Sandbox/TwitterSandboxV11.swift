@@ -1,4 +1,7 @@
 import AggregateCore
+import AggregateJSON
+import AggregateSandboxKit
+import AggregateText
 import Foundation
 
 /// The sandbox's API v1.1 `GET /1.1/statuses/user_timeline.json`: the bundled v2 posts rewritten in v1.1's shape

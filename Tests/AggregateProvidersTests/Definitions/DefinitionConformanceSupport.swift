@@ -1,4 +1,6 @@
 import AggregateCore
+import AggregateDefinitions
+import AggregateJSON
 import AggregateTestSupport
 import Foundation
 

@@ -1,5 +1,6 @@
 import AggregateCore
-import AggregateTestSupport
+import AggregateDefinitions
+import AggregateJSON
 import Foundation
 import Testing
 

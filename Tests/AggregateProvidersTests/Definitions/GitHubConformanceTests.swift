@@ -1,6 +1,9 @@
 import AggregateCore
-import AggregateTestSupport
+import AggregateDefinitions
+import AggregateJSON
+import AggregateText
 import Foundation
+import MeetupProvider
 import Testing
 
 /// The `github` definition against the real captured responses in `../shared/api/samples/github` (when present):

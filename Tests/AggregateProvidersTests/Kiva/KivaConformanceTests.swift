@@ -1,8 +1,9 @@
 import AggregateCore
+import AggregateJSON
 import AggregateTestSupport
 import Foundation
-import Testing
 @testable import KivaProvider
+import Testing
 
 /// The normalizer over the real captured (and documented) Kiva responses in `../shared/api/samples/kiva`, when
 /// that folder exists: every body is read as a page of loans or refused with a clear error, never a crash.

@@ -1,8 +1,11 @@
 import AggregateCore
+import AggregateHTTP
+import AggregateJSON
 import AggregateTestSupport
 import Foundation
-import Testing
 @testable import KivaProvider
+import MeetupProvider
+import Testing
 
 /// Both APIs through the real fetch layer, against the sandbox in-process (paging, filters, errors, retries).
 @Suite struct KivaFetchTests {

@@ -1,8 +1,14 @@
 import AggregateCore
+import AggregateDefinitions
+import AggregateHTTP
+import AggregateJSON
 import AggregateTestSupport
+import AggregateText
 import Foundation
-import Testing
 @testable import KivaProvider
+import KivaSandbox
+import MeetupProvider
+import Testing
 
 @Suite struct KivaGraphQLNormalizerTests {
     func page(_ name: String, pageSize: Int = 20) throws -> Page {

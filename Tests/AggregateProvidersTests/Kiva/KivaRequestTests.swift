@@ -1,9 +1,14 @@
 import AggregateCore
+import AggregateJSON
+import AggregateSandboxKit
 import AggregateTestSupport
 import Foundation
-import Testing
 @testable import KivaProvider
 @testable import KivaSandbox
+import MessageBoardProvider
+import TMDbProvider
+import Testing
+import TwitterProvider
 
 @Suite struct KivaConfigureTests {
     @Test func graphQLIsTheDefault() throws {
@@ -129,7 +134,7 @@ import Testing
 @Suite struct KivaResolveTests {
     /// A client that answers from the sandbox and counts its requests.
     func client(cache: RunCache = RunCache(), log: RequestLog) throws -> FetchClient {
-        let transport = SandboxTransport(registry: try ProviderRegistry([KivaProvider.self], sandboxes: [KivaSandbox.self]))
+        let transport = SandboxTransport(catalog: try SandboxCatalog([KivaProvider.self], sandboxes: [KivaSandbox.self]))
         return FetchClient(cache: cache) { spec in
             let request = HTTPRequest(method: spec.method, url: spec.url, headers: spec.headers, body: spec.body)
             log.append(request)

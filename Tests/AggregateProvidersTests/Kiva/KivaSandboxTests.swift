@@ -1,9 +1,12 @@
 import AggregateCore
-import AggregateTestSupport
+import AggregateDefinitions
+import AggregateJSON
+import AggregateSandbox
+import AggregateSandboxKit
 import Foundation
-import Testing
 @testable import KivaProvider
 @testable import KivaSandbox
+import Testing
 
 @Suite struct KivaRESTSandboxTests {
     func get(_ path: String, _ query: [(String, String)] = []) throws -> SandboxResponse {

@@ -1,4 +1,6 @@
 import AggregateCore
+import AggregateJSON
+import AggregateSandboxKit
 import AggregateTestSupport
 import Foundation
 @testable import KivaProvider
@@ -66,7 +68,7 @@ final class FaultingSandboxTransport: HTTPTransport, @unchecked Sendable {
 
     init(faults: [(status: Int, headers: HTTPHeaders)] = []) throws {
         self.faults = faults
-        self.sandbox = SandboxTransport(registry: try ProviderRegistry([KivaProvider.self], sandboxes: [KivaSandbox.self]))
+        self.sandbox = SandboxTransport(catalog: try SandboxCatalog([KivaProvider.self], sandboxes: [KivaSandbox.self]))
     }
 
     /// The requests sent so far.

@@ -1,8 +1,9 @@
 import AggregateCore
+import AggregateJSON
 import AggregateTestSupport
 import Foundation
-import Testing
 @testable import MeetupProvider
+import Testing
 
 /// Reads a fixture from `Tests/AggregateProvidersTests/Fixtures/<provider>/<name>`.
 func fixture(_ provider: String, _ name: String) throws -> JSONValue {

@@ -1,9 +1,12 @@
 import AggregateCore
+import AggregateDefinitions
+import AggregateJSON
+import AggregateSandboxKit
 import AggregateTestSupport
 import Foundation
-import Testing
 @testable import MeetupProvider
 @testable import MeetupSandbox
+import Testing
 
 private func query(_ environment: [String: String], api: String? = nil, limit: Int = 20, text: String? = nil) -> Query {
     var parameters = JSONObject(pairs: ["lat": .number("51.509980"), "lon": .number("-0.133700"), "radius": 25])

@@ -1,9 +1,13 @@
 import AggregateCore
+import AggregateHTTP
+import AggregateJSON
+import AggregateSandboxKit
 import AggregateTestSupport
 import Foundation
-import Testing
+import MeetupProvider
 @testable import TMDbProvider
 @testable import TMDbSandbox
+import Testing
 
 /// The provider through the shared fetch layer, answered in-process by its sandbox routes (no sockets).
 @Suite struct TMDbFetchTests {

@@ -1,9 +1,11 @@
 import AggregateCore
-import AggregateTestSupport
+import AggregateJSON
+import AggregateRendering
 import Foundation
-import Testing
+import MeetupProvider
 @testable import TMDbProvider
 @testable import TMDbSandbox
+import Testing
 
 /// The normalizer on the project's own fixtures in TMDb's shapes.
 @Suite struct TMDbNormalizerTests {

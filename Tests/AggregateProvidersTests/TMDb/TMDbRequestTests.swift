@@ -1,8 +1,9 @@
 import AggregateCore
-import AggregateTestSupport
+import AggregateJSON
 import Foundation
-import Testing
+import MeetupProvider
 @testable import TMDbProvider
+import Testing
 
 /// Credentials, request building and error mapping.
 @Suite struct TMDbRequestTests {

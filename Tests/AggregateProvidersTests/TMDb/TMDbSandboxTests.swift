@@ -1,9 +1,11 @@
 import AggregateCore
-import AggregateTestSupport
+import AggregateJSON
+import AggregateSandboxKit
 import Foundation
-import Testing
+import MeetupProvider
 @testable import TMDbProvider
 @testable import TMDbSandbox
+import Testing
 
 /// The sandbox routes answer like TMDb: auth, search, paging, details with credits, and TMDb's error bodies.
 @Suite struct TMDbSandboxTests {

@@ -1,8 +1,11 @@
 import AggregateCore
+import AggregateDefinitions
+import AggregateHTTP
+import AggregateJSON
 import AggregateTestSupport
 import Foundation
-import Testing
 @testable import TMDbProvider
+import Testing
 
 /// The provider reads the real captured TMDb responses in `../shared/api/samples/tmdb` (when that folder exists).
 @Suite struct TMDbSharedSamplesTests {

@@ -1,4 +1,6 @@
 import AggregateCore
+import AggregateJSON
+import AggregateSandboxKit
 import AggregateTestSupport
 import Foundation
 @testable import TMDbProvider
@@ -42,7 +44,7 @@ struct RecordingSandboxTransport: HTTPTransport {
     let inner: SandboxTransport
 
     init(settings: [String: String] = [:]) throws {
-        inner = SandboxTransport(registry: try ProviderRegistry([TMDbProvider.self], sandboxes: [TMDbSandbox.self]), settings: settings)
+        inner = SandboxTransport(catalog: try SandboxCatalog([TMDbProvider.self], sandboxes: [TMDbSandbox.self]), settings: settings)
     }
 
     func send(_ request: HTTPRequest) async throws -> HTTPResponse {

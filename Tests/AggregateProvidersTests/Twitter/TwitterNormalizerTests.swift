@@ -1,6 +1,7 @@
 import AggregateCore
-import AggregateTestSupport
+import AggregateJSON
 import Foundation
+import MeetupProvider
 import Testing
 @testable import TwitterProvider
 

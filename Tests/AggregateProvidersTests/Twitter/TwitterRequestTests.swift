@@ -1,6 +1,11 @@
 import AggregateCore
+import AggregateJSON
 import AggregateTestSupport
 import Foundation
+import KivaProvider
+import MeetupProvider
+import MessageBoardProvider
+import TMDbProvider
 import Testing
 @testable import TwitterProvider
 

@@ -1,4 +1,7 @@
 import AggregateCore
+import AggregateHTTP
+import AggregateJSON
+import AggregateSandboxKit
 import Foundation
 import Testing
 @testable import TwitterProvider

@@ -1,6 +1,10 @@
 import AggregateCore
+import AggregateHTTP
+import AggregateJSON
+import AggregateSandboxKit
 import AggregateTestSupport
 import Foundation
+import MeetupProvider
 import Testing
 @testable import TwitterProvider
 @testable import TwitterSandbox
@@ -124,7 +128,7 @@ import Testing
     @Test func a429WithinTheBudgetIsWaitedOut() async throws {
         let log = RequestLog()
         let events = EventLog()
-        let sandbox = SandboxTransport(registry: try ProviderRegistry([TwitterProvider.self], sandboxes: [TwitterSandbox.self]))
+        let sandbox = SandboxTransport(catalog: try SandboxCatalog([TwitterProvider.self], sandboxes: [TwitterSandbox.self]))
         let limited = LimitOnce()
         let transport = FakeTransport { request in
             log.append(request)
@@ -144,7 +148,7 @@ import Testing
     }
 
     @Test func a429BeyondTheBudgetFailsWithTheResetTime() async throws {
-        let sandbox = SandboxTransport(registry: try ProviderRegistry([TwitterProvider.self], sandboxes: [TwitterSandbox.self]))
+        let sandbox = SandboxTransport(catalog: try SandboxCatalog([TwitterProvider.self], sandboxes: [TwitterSandbox.self]))
         let transport = FakeTransport { request in
             if request.url.path.hasSuffix("/tweets") {
                 // The window resets at 14:15 UTC, 12 minutes after the test clock's 14:03.

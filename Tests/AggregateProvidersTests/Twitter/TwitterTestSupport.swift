@@ -1,4 +1,7 @@
 import AggregateCore
+import AggregateHTTP
+import AggregateJSON
+import AggregateSandboxKit
 import AggregateTestSupport
 import Foundation
 @testable import TwitterProvider
@@ -41,7 +44,7 @@ func twitterQuery(
 func sandboxFetcher(
     log: RequestLog, limit: Int = 20, settings: [String: String] = [:], cache: RunCache = RunCache(), events: EventLog? = nil
 ) throws -> Fetcher {
-    let sandbox = SandboxTransport(registry: try ProviderRegistry([TwitterProvider.self], sandboxes: [TwitterSandbox.self]), settings: settings)
+    let sandbox = SandboxTransport(catalog: try SandboxCatalog([TwitterProvider.self], sandboxes: [TwitterSandbox.self]), settings: settings)
     let transport = FakeTransport { request in
         log.append(request)
         return try await sandbox.send(request)

@@ -1,0 +1,86 @@
+public import AggregateJSON
+public import Foundation
+
+/// A provider's command line, e.g. `tmdb search batman --year 1989`: the provider, the operation (the default when
+/// the next word names none) and the operation's typed parameters. The command line and ``ProviderRunner`` both
+/// read invocations through it.
+public struct ProviderArguments: Sendable {
+    /// The provider named first.
+    public var provider: any RunnableProvider
+    /// The operation named next, or the provider's default.
+    public var operation: ProviderOperation
+    /// The arguments after the provider and the operation.
+    public var rest: [String]
+
+    /// Picks the provider and the operation.
+    /// - Throws: a `usage` error for a missing or unknown provider (listing the valid ones).
+    public init(_ arguments: [String], registry: ProviderRegistry) throws(AggregateError) {
+        guard let first = arguments.first else { throw AggregateError(.usage, "missing provider name") }
+        provider = try registry.require(first)
+        let descriptor = provider.descriptor
+        rest = Array(arguments.dropFirst())
+        operation = descriptor.defaultOperation
+        if let candidate = rest.first, !candidate.hasPrefix("-"), let named = descriptor.operation(named: candidate) {
+            operation = named
+            rest.removeFirst()
+        }
+    }
+
+    /// The parameters the command line may give: the provider's options, then the operation's.
+    public var parameters: [Parameter] { provider.descriptor.options + operation.parameters }
+
+    /// The options of the named parameters, for a parser beside the common options.
+    public var optionSpecs: [OptionSpec] {
+        parameters.filter { $0.style != .positional }.map { parameter in
+            OptionSpec(parameter.name, arity: parameter.style == .flag ? .flag : .value, valueName: parameter.valueName, help: parameter.help)
+        }
+    }
+
+    /// The typed, checked parameter values: positionals in order, named options, `-` read from standard input where
+    /// a parameter allows it, defaults, and an error for a missing required one or a word left over.
+    /// - Parameter fallback: a value from elsewhere (e.g. a config file) for an option the command line leaves unset.
+    public func values(
+        from parsed: ParsedArguments, standardInput: () -> Data? = { nil }, fallback: (Parameter) -> String? = { _ in nil }
+    ) throws(AggregateError) -> JSONObject {
+        let descriptor = provider.descriptor
+        var values = JSONObject()
+        var positionals = parsed.positionals[...]
+        for parameter in parameters {
+            var text: String?
+            switch parameter.style {
+            case .positional: text = positionals.popFirst()
+            case .option: text = parsed.value(parameter.name) ?? fallback(parameter)
+            case .flag: text = parsed.has(parameter.name) ? "true" : nil
+            }
+            if parameter.readsStandardInputOnDash, text == "-" {
+                guard let bytes = standardInput() else {
+                    throw AggregateError(.usage, "--\(parameter.name) - reads standard input, but nothing could be read", provider: descriptor.name)
+                }
+                guard let input = String(data: bytes, encoding: .utf8) else {
+                    throw AggregateError(
+                        .invalidInput, "--\(parameter.name) - read standard input, but it is not UTF-8 text; convert it first (e.g. with iconv)",
+                        provider: descriptor.name)
+                }
+                text = input
+            }
+            if let text {
+                do {
+                    values[parameter.name] = try parameter.value(from: text)
+                } catch {
+                    throw error.attributed(to: descriptor.name)
+                }
+            } else if let fallback = parameter.defaultValue {
+                values[parameter.name] = try parameter.value(from: fallback)
+            } else if parameter.isRequired {
+                let label = parameter.style == .positional ? "<\(parameter.valueName.lowercased())>" : "--\(parameter.name) <\(parameter.valueName)>"
+                throw AggregateError(.usage, "missing \(label) for '\(descriptor.name) \(operation.name)'", provider: descriptor.name)
+            }
+        }
+        if let extra = positionals.first {
+            let hint = descriptor.operations.count > 1 && parsed.positionals.first == extra
+                ? " (operations: \(descriptor.operations.map(\.name).joined(separator: ", ")))" : ""
+            throw AggregateError(.usage, "unexpected argument '\(extra)'\(hint)", provider: descriptor.name)
+        }
+        return values
+    }
+}

@@ -1,0 +1,4 @@
+// AggregateDefinitions: the declarative engine — a provider definition (JSON) read, checked and run as a provider
+// like any Swift one, and the catalog that finds definitions (compiled in, the config folder, --provider-file).
+// Its emulator is elsewhere (AggregateSandbox's DefinitionSandbox), so an app that runs definitions links none.
+// May import: AggregateText, AggregateJSON, AggregateCore, Foundation

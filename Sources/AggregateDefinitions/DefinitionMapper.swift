@@ -1,0 +1,61 @@
+import AggregateCore
+import AggregateJSON
+import Foundation
+
+/// Turns one record into a unified item by an operation's mapping.
+struct DefinitionMapper {
+    let provider: String
+    let operation: ProviderDefinition.Operation
+
+    /// The item, or `nil` when the record has no id or no title.
+    func item(from record: JSONValue) -> Item? {
+        let mapping = operation.item
+        guard let id = mapping.id.text(in: record), !id.isEmpty, let title = mapping.title.text(in: record) else { return nil }
+        // A kind read from the record that is not a lower-case identifier would break the result schema: the declared one stands in.
+        let kind = mapping.kind?.text(in: record).flatMap { DefinitionLimits.isItemKind($0) ? $0 : nil } ?? operation.descriptor.itemKind
+        var item = Item(provider: provider, kind: kind, id: id, title: title)
+        for (field, rule) in mapping.text {
+            let text = rule.text(in: record)
+            switch field {
+            case .subtitle: item.subtitle = text
+            case .summary: item.summary = text
+            case .url: item.url = text
+            case .imageUrl: item.imageUrl = text
+            default: item.author = text
+            }
+        }
+        item.createdAt = mapping.createdAt.flatMap { rule in
+            rule.sources.lazy.compactMap { source -> Date? in
+                guard let value = source.value(in: record), !ValueRule.isEmpty(value) else { return nil }
+                return DefinitionDates.date(value, format: source.transforms.contains(.date) ? .iso8601 : source.dateFormat)
+            }.first
+        }
+        if !mapping.location.isEmpty {
+            var location = Location()
+            for (part, rule) in mapping.location {
+                switch part {
+                case "city": location.city = rule.text(in: record)
+                case "country": location.country = rule.text(in: record)
+                case "latitude": location.latitude = rule.value(in: record).flatMap(Self.double)
+                default: location.longitude = rule.value(in: record).flatMap(Self.double)
+                }
+            }
+            item.location = location.nonEmpty
+        }
+        for (name, rule) in mapping.metrics {
+            if let number = rule.value(in: record)?.decimal { item.metrics[name] = number }
+        }
+        if let tags = mapping.tags?.value(in: record) {
+            item.tags = (tags.array ?? [tags]).compactMap(ValueRule.text).filter { !$0.isEmpty }
+        }
+        for (name, rule) in mapping.extra {
+            if let value = rule.value(in: record) { item.extra.set(name, value) }
+        }
+        return item
+    }
+
+    /// A number, or numeric text, as a `Double`.
+    static func double(_ value: JSONValue) -> Double? {
+        value.double ?? value.string.flatMap { Double($0.trimmingCharacters(in: .whitespaces)) }
+    }
+}

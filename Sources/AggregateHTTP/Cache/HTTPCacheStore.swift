@@ -1,0 +1,354 @@
+public import AggregateCore
+public import AggregateJSON
+public import Foundation
+
+/// The disk cache's files: `<root>/http/<provider>/<key>.entry`, plus a salt and the hit counts.
+///
+/// - Files are created 0600 and folders 0700; every file is written to a temporary name and renamed into place, so
+///   a reader (in this or another process) sees a whole old entry or a whole new one, never a partial one.
+/// - Two runs writing the same key both write whole entries; the last rename wins.
+/// - The counts and the eviction run under an exclusive `flock` on `<root>/http/.lock`, so concurrent runs neither
+///   lose counts nor evict at the same time.
+/// - When the entries pass ``maxBytes``, the least recently used go first (an entry's modification time is its
+///   last use: a hit touches it).
+/// - Names are salted SHA-256 hashes: a file name reveals neither the URL nor the credential.
+public final class HTTPCacheStore: @unchecked Sendable {
+    /// The default size cap: 256 MiB.
+    public static let defaultMaxBytes = 256 << 20
+
+    /// `<root>/http`.
+    public let directory: URL
+    /// The size cap of all entries together.
+    public let maxBytes: Int
+
+    private let root: URL
+    private let lock = NSLock()
+    private var cachedSalt: [UInt8]?
+
+    /// A store under the cache root (``CacheLocation/root(environment:)``).
+    public init(root: URL, maxBytes: Int = defaultMaxBytes) {
+        self.root = root
+        self.directory = root.appendingPathComponent("http")
+        self.maxBytes = maxBytes
+    }
+
+    // MARK: Keys
+
+    /// The key of a request: a salted hash of the method, the URL, the header fields that vary the answer, and the
+    /// credential, so two tokens never share an entry and no name reveals either.
+    func key(method: String, url: URL, headers: HTTPHeaders, credential: Credential?) throws -> String {
+        let salt = try self.salt()
+        var material = method.uppercased() + "\n" + url.absoluteString + "\n"
+        for field in headers.sorted(by: { $0.name.lowercased() < $1.name.lowercased() }) {
+            let name = field.name.lowercased()
+            // Credential headers vary the answer too, but only ever enter the key hashed with the salt.
+            let value = Redactor.sensitiveHeaderNames.contains(name) ? SHA256.hex(salt + Array(field.value.utf8)) : field.value
+            material += name + ": " + value + "\n"
+        }
+        if let credential {
+            let secret: String
+            switch credential {
+            case .bearer(let token): secret = "bearer " + token
+            case .header(let name, let value): secret = "header " + name.lowercased() + " " + value
+            case .queryParameter(let name, let value): secret = "query " + name + " " + value
+            }
+            material += "credential: " + SHA256.hex(salt + Array(secret.utf8)) + "\n"
+        }
+        return SHA256.hex(salt + Array(material.utf8))
+    }
+
+    /// This cache's random salt, made once and kept in `<root>/http/salt` (0600).
+    private func salt() throws -> [UInt8] {
+        lock.lock()
+        defer { lock.unlock() }
+        if let cachedSalt { return cachedSalt }
+        try ensureFolder(directory)
+        let file = directory.appendingPathComponent("salt")
+        if let text = try? String(contentsOf: file, encoding: .utf8), let salt = Self.saltBytes(text) {
+            cachedSalt = salt
+            return salt
+        }
+        var generator = SystemRandomNumberGenerator()
+        let fresh = (0..<32).map { _ in String(format: "%02x", UInt8.random(in: .min ... .max, using: &generator)) }.joined()
+        let temporary = try writeTemporary(Data((fresh + "\n").utf8), beside: file)
+        // link(2) fails when another run made the salt first: then theirs is the one.
+        let made = link(temporary.path, file.path) == 0
+        _ = unlink(temporary.path)
+        guard made || errno == EEXIST, let text = try? String(contentsOf: file, encoding: .utf8), let salt = Self.saltBytes(text) else {
+            throw AggregateError(.config, "cannot create the cache's salt in \(directory.path)")
+        }
+        cachedSalt = salt
+        return salt
+    }
+
+    private static func saltBytes(_ text: String) -> [UInt8]? {
+        let hex = Array(text.trimmingCharacters(in: .whitespacesAndNewlines).utf8)
+        guard hex.count == 64 else { return nil }
+        return stride(from: 0, to: 64, by: 2).compactMap { UInt8(String(decoding: hex[$0..<$0 + 2], as: UTF8.self), radix: 16) }
+    }
+
+    // MARK: Entries
+
+    /// What a lookup found.
+    enum Lookup: Sendable {
+        case missing
+        case found(HTTPCacheEntry)
+        /// The entry could not be used and was removed; the reason says why.
+        case damaged(String)
+    }
+
+    /// The entry for `key`, or why there is none usable (a damaged entry is removed).
+    func read(provider: String, key: String) -> Lookup {
+        let file = entryURL(provider: provider, key: key)
+        guard let data = FileManager.default.contents(atPath: file.path) else { return .missing }
+        do {
+            return .found(try HTTPCacheEntry.decode(data))
+        } catch {
+            _ = unlink(file.path)
+            return .damaged(error.reason)
+        }
+    }
+
+    /// Stores `entry` for `key` atomically, then evicts the least recently used entries over the size cap.
+    func write(_ entry: HTTPCacheEntry, provider: String, key: String) throws {
+        let folder = directory.appendingPathComponent(Self.folderName(provider))
+        try ensureFolder(directory)
+        try ensureFolder(folder)
+        let file = entryURL(provider: provider, key: key)
+        let temporary = try writeTemporary(entry.encoded(), beside: file)
+        guard rename(temporary.path, file.path) == 0 else {
+            let reason = String(cString: strerror(errno))
+            _ = unlink(temporary.path)
+            throw AggregateError(.config, "cannot write the cache entry \(file.path): \(reason)")
+        }
+        try withFileLock { evict() }
+    }
+
+    /// Marks the entry as just used, for the LRU order.
+    func touch(provider: String, key: String) {
+        _ = utimes(entryURL(provider: provider, key: key).path, nil)
+    }
+
+    private func entryURL(provider: String, key: String) -> URL {
+        directory.appendingPathComponent(Self.folderName(provider)).appendingPathComponent(key + ".entry")
+    }
+
+    /// A provider's folder name: its name, with anything but `a-z 0-9 . _ -` replaced, never `.` or `..`.
+    static func folderName(_ provider: String) -> String {
+        let allowed = Set("abcdefghijklmnopqrstuvwxyz0123456789._-")
+        let name = String(provider.lowercased().map { allowed.contains($0) ? $0 : "_" })
+        return name.isEmpty || name.allSatisfy { $0 == "." } ? "_" + name : name
+    }
+
+    // MARK: Counts
+
+    /// What a lookup amounted to, counted per provider for `aggregate cache stats`.
+    enum Outcome: String, Sendable {
+        /// A fresh entry answered; nothing was sent.
+        case hit = "hits"
+        /// The server answered 304 and the stored body was used.
+        case revalidated
+        /// The answer came from the server.
+        case miss = "misses"
+    }
+
+    /// Adds one `outcome` for `provider` to the counts.
+    func record(_ outcome: Outcome, provider: String) throws {
+        try withFileLock {
+            var counts = readCounts()
+            var mine = counts[provider] ?? [:]
+            mine[outcome.rawValue, default: 0] += 1
+            counts[provider] = mine
+            try writeCounts(counts)
+        }
+    }
+
+    private var countsFile: URL { directory.appendingPathComponent("stats.json") }
+
+    private func readCounts() -> [String: [String: Int]] {
+        guard let data = FileManager.default.contents(atPath: countsFile.path), case .object(let object)? = try? JSONParser().parse(data) else {
+            return [:]
+        }
+        var counts: [String: [String: Int]] = [:]
+        for member in object.members {
+            guard case .object(let figures) = member.value else { continue }
+            counts[member.key] = Dictionary(figures.members.compactMap { figure in figure.value.int.map { (figure.key, $0) } }) { first, _ in first }
+        }
+        return counts
+    }
+
+    private func writeCounts(_ counts: [String: [String: Int]]) throws {
+        let object = JSONObject(counts.keys.sorted().map { provider in
+            JSONObject.Member(provider, .object(JSONObject(counts[provider]!.keys.sorted().map { JSONObject.Member($0, .int(counts[provider]![$0]!)) })))
+        })
+        let temporary = try writeTemporary(JSONWriter(pretty: true).data(.object(object)), beside: countsFile)
+        guard rename(temporary.path, countsFile.path) == 0 else {
+            _ = unlink(temporary.path)
+            throw AggregateError(.config, "cannot write \(countsFile.path): \(String(cString: strerror(errno)))")
+        }
+    }
+
+    // MARK: Statistics and clearing
+
+    /// One provider's share of the cache.
+    public struct ProviderStatistics: Sendable, Equatable {
+        /// The provider's name.
+        public var provider: String
+        /// Stored entries.
+        public var entries: Int
+        /// Their size on disk.
+        public var bytes: Int
+        /// Answers from fresh entries (no request sent).
+        public var hits: Int
+        /// Answers confirmed by the server with 304.
+        public var revalidated: Int
+        /// Answers that came from the server.
+        public var misses: Int
+
+        /// Creates figures (zero unless given).
+        public init(provider: String, entries: Int = 0, bytes: Int = 0, hits: Int = 0, revalidated: Int = 0, misses: Int = 0) {
+            self.provider = provider
+            self.entries = entries
+            self.bytes = bytes
+            self.hits = hits
+            self.revalidated = revalidated
+            self.misses = misses
+        }
+    }
+
+    /// Entries, bytes, hits, revalidations and misses per provider, by name.
+    public func statistics() -> [ProviderStatistics] {
+        var byProvider: [String: ProviderStatistics] = [:]
+        func blank(_ name: String) -> ProviderStatistics { ProviderStatistics(provider: name) }
+        for file in entryFiles() {
+            byProvider[file.provider, default: blank(file.provider)].entries += 1
+            byProvider[file.provider, default: blank(file.provider)].bytes += file.bytes
+        }
+        // Looking must not create the folder.
+        let exists = FileManager.default.fileExists(atPath: directory.path)
+        let counts = exists ? ((try? withFileLock { readCounts() }) ?? [:]) : [:]
+        for (provider, figures) in counts {
+            var statistics = byProvider[provider] ?? blank(provider)
+            statistics.hits = figures[Outcome.hit.rawValue] ?? 0
+            statistics.revalidated = figures[Outcome.revalidated.rawValue] ?? 0
+            statistics.misses = figures[Outcome.miss.rawValue] ?? 0
+            byProvider[provider] = statistics
+        }
+        return byProvider.keys.sorted().map { byProvider[$0]! }
+    }
+
+    /// Removes every entry and count of `provider` (of all providers when `nil`); returns the entries and bytes removed.
+    /// - Parameter keepingCounts: keep the hit and miss counts (when entries are dropped because a write made them
+    ///   out of date, not cleared by the user).
+    @discardableResult
+    public func clear(provider: String? = nil, keepingCounts: Bool = false) throws -> (entries: Int, bytes: Int) {
+        guard FileManager.default.fileExists(atPath: directory.path) else { return (0, 0) }
+        return try withFileLock {
+            var removed = (entries: 0, bytes: 0)
+            for file in entryFiles() where provider == nil || file.provider == Self.folderName(provider!) {
+                if unlink(file.url.path) == 0 {
+                    removed.entries += 1
+                    removed.bytes += file.bytes
+                }
+            }
+            guard !keepingCounts else { return removed }
+            var counts = readCounts()
+            if let provider { counts[provider] = nil } else { counts = [:] }
+            try writeCounts(counts)
+            return removed
+        }
+    }
+
+    // MARK: Eviction
+
+    private struct EntryFile {
+        var url: URL
+        var provider: String
+        var bytes: Int
+        var lastUsed: Date
+    }
+
+    /// Every entry file, with its size and last use.
+    private func entryFiles() -> [EntryFile] {
+        let manager = FileManager.default
+        guard let folders = try? manager.contentsOfDirectory(atPath: directory.path) else { return [] }
+        var files: [EntryFile] = []
+        for folder in folders where !folder.hasPrefix(".") {
+            let folderURL = directory.appendingPathComponent(folder)
+            guard let names = try? manager.contentsOfDirectory(atPath: folderURL.path) else { continue }
+            for name in names {
+                let url = folderURL.appendingPathComponent(name)
+                guard let attributes = try? manager.attributesOfItem(atPath: url.path) else { continue }
+                let modified = attributes[.modificationDate] as? Date ?? .distantPast
+                if name.hasSuffix(".tmp") {
+                    // Left by a run that died between writing and renaming; a live writer renames within moments.
+                    if modified.timeIntervalSinceNow < -600 { _ = unlink(url.path) }
+                    continue
+                }
+                guard name.hasSuffix(".entry") else { continue }
+                let size = (attributes[.size] as? NSNumber)?.intValue ?? 0
+                files.append(EntryFile(url: url, provider: folder, bytes: size, lastUsed: modified))
+            }
+        }
+        return files
+    }
+
+    /// Removes the least recently used entries until the rest fit in ``maxBytes`` (called under the file lock).
+    private func evict() {
+        let files = entryFiles()
+        var total = files.reduce(0) { $0 + $1.bytes }
+        guard total > maxBytes else { return }
+        for file in files.sorted(by: { $0.lastUsed < $1.lastUsed }) where total > maxBytes {
+            if unlink(file.url.path) == 0 { total -= file.bytes }
+        }
+    }
+
+    // MARK: Files
+
+    /// Creates `folder` 0700 if needed (its parents with the usual permissions), and narrows it to 0700 if wider.
+    private func ensureFolder(_ folder: URL) throws {
+        if folder == directory { try ensureFolder(root) }
+        if mkdir(folder.path, 0o700) != 0 {
+            if errno == ENOENT {
+                try FileManager.default.createDirectory(at: folder.deletingLastPathComponent(), withIntermediateDirectories: true)
+                if mkdir(folder.path, 0o700) != 0, errno != EEXIST { throw folderError(folder) }
+            } else if errno != EEXIST {
+                throw folderError(folder)
+            }
+        }
+        _ = chmod(folder.path, 0o700)
+    }
+
+    private func folderError(_ folder: URL) -> AggregateError {
+        AggregateError(.config, "cannot create the cache folder \(folder.path): \(String(cString: strerror(errno)))")
+    }
+
+    /// Writes `data` to a new 0600 file beside `target` and returns its URL.
+    private func writeTemporary(_ data: Data, beside target: URL) throws -> URL {
+        let temporary = target.deletingLastPathComponent().appendingPathComponent(".\(target.lastPathComponent).\(UUID().uuidString).tmp")
+        let failure = writeNewFile(data, at: temporary.path, mode: 0o600, flush: false)
+        guard failure == 0 else {
+            _ = unlink(temporary.path)
+            throw AggregateError(.config, "cannot write in the cache folder \(target.deletingLastPathComponent().path): \(String(cString: strerror(failure)))")
+        }
+        return temporary
+    }
+
+    /// Runs `body` holding the exclusive lock on `<root>/http/.lock` (in this process and across processes).
+    private func withFileLock<T>(_ body: () throws -> T) throws -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        try ensureFolder(directory)
+        let path = directory.appendingPathComponent(".lock").path
+        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else {
+            throw AggregateError(.config, "cannot open the cache lock \(path): \(String(cString: strerror(errno)))")
+        }
+        defer { close(descriptor) }
+        while flock(descriptor, LOCK_EX) != 0 {
+            guard errno == EINTR else { throw AggregateError(.config, "cannot lock the cache \(path): \(String(cString: strerror(errno)))") }
+        }
+        defer { flock(descriptor, LOCK_UN) }
+        return try body()
+    }
+}

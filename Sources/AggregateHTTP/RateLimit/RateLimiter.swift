@@ -1,0 +1,175 @@
+public import AggregateCore
+public import Foundation
+
+/// What an API says about its rate limit in a response: the requests left and when its window resets
+/// (`x-rate-limit-*` as X sends them, `x-ratelimit-*` as GitHub does, `X-RateLimit-*` as TMDb's old API and Kiva
+/// do, including Kiva's `X-RateLimit-Overall-Remaining`), and `Retry-After`.
+public struct RateLimitReport: Sendable, Equatable {
+    /// The fewest requests left that any remaining header reports.
+    public var remaining: Int?
+    /// When the window resets: epoch seconds (values past 10⁹) or seconds from now, as APIs differ.
+    public var reset: Date?
+    /// When `Retry-After` allows the next request.
+    public var retryAfter: Date?
+
+    /// Reads `response`'s headers, as of `now`.
+    public init(_ response: HTTPResponse, now: Date) {
+        var remaining: Int?
+        var reset: Date?
+        for (name, value) in response.headers {
+            let lower = name.lowercased()
+            guard lower.hasPrefix("x-rate-limit-") || lower.hasPrefix("x-ratelimit-") else { continue }
+            // X's `x-app-rate-limit-*` is a daily per-app cap, not this window; it is left to the provider's errors.
+            let text = value.trimmingCharacters(in: .whitespaces)
+            if lower.hasSuffix("-remaining"), let number = Int(text) {
+                remaining = min(remaining ?? number, number)
+            } else if lower.hasSuffix("-reset"), let number = Double(text), number >= 0 {
+                reset = number > 1e9 ? Date(timeIntervalSince1970: number) : now.addingTimeInterval(number)
+            }
+        }
+        self.remaining = remaining
+        self.reset = reset
+        retryAfter = RetryAfter.delay(response, now: now).map { now.addingTimeInterval($0) }
+    }
+}
+
+/// Keeps one provider's requests within its published budgets (``RateBudgetPlan``), before they are sent.
+///
+/// Each budget is a token bucket whose tokens come back one window after they were spent (at most `requests` in
+/// any window, whatever the API's window alignment), kept in a ``RateLimitStore`` shared by every concurrent page,
+/// every `compare` invocation and every process on the machine. It adapts to what the API reports: fewer requests
+/// left than the bucket holds spends the difference, a reset or `Retry-After` blocks until then. When the next
+/// token comes within the retry budget (``RetryPolicy/maxTotalWait``), it waits, telling the wait as a
+/// ``FetchEvent/Kind/waitingForRateLimit(seconds:budget:)`` event; otherwise it stops before sending with a
+/// `rateLimited` error that says when the limit resets.
+///
+/// It sits inside retry and redirect (``FetchChain/standard(_:options:statistics:retryDelay:)``), so every attempt
+/// and every hop spends a token, and outside the deadline, so a wait is not counted against `--timeout`.
+public struct RateLimitMiddleware: FetchMiddleware {
+    /// The budgets.
+    public var plan: RateBudgetPlan
+    /// Where the buckets live.
+    public var store: RateLimitStore
+    /// The longest the limiter waits for one request before it gives up.
+    public var maxWait: TimeInterval
+    /// Waits (replaced in tests).
+    public var sleep: @Sendable (TimeInterval) async throws -> Void
+    /// The clock.
+    public var now: @Sendable () -> Date
+    /// Receives the waits.
+    public var events: @Sendable (FetchEvent) -> Void
+    /// The time zone the reset is told in.
+    public var timeZone: TimeZone
+
+    /// A margin added to every window: the API counts a request when it arrives, a varying moment after the limiter
+    /// let it go (connection set-up, a busy machine), and clocks differ a little.
+    static func margin(_ window: TimeInterval) -> TimeInterval { 0.25 + window * 0.02 }
+
+    /// Creates a limiter.
+    public init(
+        plan: RateBudgetPlan, store: RateLimitStore, maxWait: TimeInterval, sleep: @escaping @Sendable (TimeInterval) async throws -> Void,
+        now: @escaping @Sendable () -> Date, events: @escaping @Sendable (FetchEvent) -> Void, timeZone: TimeZone
+    ) {
+        self.plan = plan
+        self.store = store
+        self.maxWait = maxWait
+        self.sleep = sleep
+        self.now = now
+        self.events = events
+        self.timeZone = timeZone
+    }
+
+    public func intercept(
+        _ request: HTTPRequest, exchange: FetchExchange, next: @escaping @Sendable (HTTPRequest, FetchExchange) async throws -> HTTPResponse
+    ) async throws -> HTTPResponse {
+        let buckets = plan.buckets(for: request.url, baseURL: exchange.origin).map { (key: stateKey($0.key, origin: exchange.origin), budget: $0.budget) }
+        guard !buckets.isEmpty else { return try await next(request, exchange) }
+        var waited: TimeInterval = 0
+        var slept = Date.distantPast
+        while true {
+            // A sleep lasts at least as long as asked, so the clock is at least where it ended (this also keeps a
+            // test's instant sleep from waiting forever).
+            let moment = max(now(), slept)
+            let readyAt = await BlockingWork.run { take(buckets, at: moment) }
+            guard let readyAt else { break }
+            let wait = readyAt.timeIntervalSince(moment)
+            guard waited + wait <= maxWait else {
+                let budget = buckets[0].budget
+                throw AggregateError(
+                    .rateLimited,
+                    "the rate limit (\(budget.summary)) is spent; the limit resets \(RateLimitReset.describe(readyAt, now: moment, timeZone: timeZone)). Nothing was sent: try again then, or pass --no-rate-limit")
+            }
+            // A wait too short to notice is not worth a line.
+            if wait >= 0.1 { events(FetchEvent(provider: exchange.provider, kind: .waitingForRateLimit(seconds: wait, budget: buckets[0].budget.summary))) }
+            try await sleep(wait)
+            waited += wait
+            slept = readyAt
+        }
+        let response = try await next(request, exchange)
+        let report = RateLimitReport(response, now: now())
+        if report.remaining != nil || report.retryAfter != nil {
+            let moment = now()
+            await BlockingWork.run { learn(report, buckets, at: moment) }
+        }
+        return response
+    }
+
+    /// `kiva rest 127.0.0.1:8787`: the provider, the budget and the API's host (the sandbox and the API differ).
+    private func stateKey(_ bucket: String, origin: URL) -> String {
+        let host = (origin.host ?? "?") + (origin.port.map { ":\($0)" } ?? "")
+        return "\(plan.provider) \(bucket) \(host)"
+    }
+
+    /// Spends one token from each bucket that has one, checking and spending under the bucket's lock so two
+    /// processes never take the same token; returns `nil` when every bucket had one, else when the last of the
+    /// others will. (A token spent from one bucket while another is empty stays spent: that errs on the safe side.)
+    private func take(_ buckets: [(key: String, budget: RateBudget)], at moment: Date) -> Date? {
+        let now = moment.timeIntervalSince1970
+        var latest: TimeInterval?
+        for bucket in buckets {
+            let ready = store.update(bucket.key) { state -> TimeInterval in
+                let ready = Self.readyTime(&state, budget: bucket.budget, now: now)
+                if ready <= now {
+                    state.spent.append(now)
+                    if let remaining = state.serverRemaining { state.serverRemaining = remaining - 1 }
+                }
+                return ready
+            }
+            if ready > now { latest = max(latest ?? 0, ready) }
+        }
+        return latest.map { Date(timeIntervalSince1970: $0) }
+    }
+
+    /// When the bucket next has a token (now or later), after dropping tokens that have come back.
+    static func readyTime(_ state: inout RateBucketState, budget: RateBudget, now: TimeInterval) -> TimeInterval {
+        let window = budget.window + margin(budget.window)
+        state.spent = state.spent.filter { $0 > now - window && $0 <= now + 1 }.sorted()
+        if let reset = state.serverReset, reset <= now { (state.serverRemaining, state.serverReset) = (nil, nil) }
+        if let blocked = state.blockedUntil, blocked <= now { state.blockedUntil = nil }
+        var ready = now
+        if state.spent.count >= budget.requests { ready = state.spent[state.spent.count - budget.requests] + window }
+        if let blocked = state.blockedUntil { ready = max(ready, blocked) }
+        if let remaining = state.serverRemaining, remaining <= 0, let reset = state.serverReset { ready = max(ready, reset) }
+        return ready
+    }
+
+    /// Takes in what the API reported after a response.
+    private func learn(_ report: RateLimitReport, _ buckets: [(key: String, budget: RateBudget)], at moment: Date) {
+        let now = moment.timeIntervalSince1970
+        for bucket in buckets {
+            store.update(bucket.key) { state in
+                if let retryAfter = report.retryAfter { state.blockedUntil = max(state.blockedUntil ?? 0, retryAfter.timeIntervalSince1970) }
+                guard let remaining = report.remaining else { return }
+                if let reset = report.reset {
+                    (state.serverRemaining, state.serverReset) = (remaining, reset.timeIntervalSince1970)
+                } else {
+                    // No reset told (Kiva): requests spent elsewhere, e.g. by another program on this address, are
+                    // counted as spent now, so they come back one window from now.
+                    let window = bucket.budget.window + Self.margin(bucket.budget.window)
+                    let ours = bucket.budget.requests - state.spent.filter { $0 > now - window }.count
+                    if ours > remaining { state.spent += Array(repeating: now, count: min(ours - remaining, bucket.budget.requests)) }
+                }
+            }
+        }
+    }
+}
