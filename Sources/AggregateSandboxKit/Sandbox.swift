@@ -125,7 +125,7 @@ public struct SandboxContext: Sendable {
 
 /// A provider's emulator: its routes, as pure functions from request to response. It lives in its own
 /// `<Name>Sandbox` target beside the client, never imports the client, and is registered with
-/// ``ProviderRegistry/init(_:sandboxes:)`` only by programs that serve the sandbox.
+/// ``SandboxCatalog/init(_:sandboxes:)`` only by programs that serve the sandbox.
 public protocol SandboxProviding: Sendable {
     /// The name of the provider it emulates (its mount point `/<name>/...`).
     static var providerName: String { get }

@@ -148,6 +148,7 @@ enum SwiftProviderTemplate {
         return """
             import AggregateCore
             import AggregateHTTP
+            import AggregateJSON
             import AggregateSandboxKit
             import AggregateTestSupport
             import AggregateText

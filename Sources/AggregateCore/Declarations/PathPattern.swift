@@ -1,9 +1,10 @@
-/// A path a provider owns at the sandbox's root, e.g. `/2/users/*/tweets`.
+/// A pattern of request paths, e.g. `/2/users/*/tweets`: the paths a rate budget covers, and the paths an emulator
+/// owns at the sandbox's root.
 ///
 /// Segments are literals, `*` (exactly one segment) or a final `**` (the rest, possibly nothing). Ownership is
-/// decided by pattern, never by the order of the providers: ``ProviderRegistry`` refuses two providers whose
-/// patterns could both match one path, so Meetup's `/2/groups` and X's `/2/users/**` live side by side while
-/// two claims on `/2/users/**` are an error at start-up.
+/// decided by pattern, never by the order of the providers: `SandboxCatalog` (in `AggregateSandboxKit`) refuses two
+/// emulators whose patterns could both match one path, so Meetup's `/2/groups` and X's `/2/users/**` live side by
+/// side while two claims on `/2/users/**` are an error at start-up.
 public struct PathPattern: Sendable, Hashable, ExpressibleByStringLiteral, CustomStringConvertible {
     /// The pattern's segments, e.g. `["2", "users", "*", "tweets"]`.
     public let segments: [String]
