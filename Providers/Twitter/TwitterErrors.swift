@@ -7,12 +7,13 @@ struct TwitterRateLimit: Equatable {
     /// When the window resets (the header is in epoch seconds).
     var reset: Date
 
-    /// Reads the header; `nil` without a usable `x-rate-limit-reset`.
-    init?(headers: HTTPHeaders) {
-        guard let text = headers["x-rate-limit-reset"]?.trimmingCharacters(in: .whitespaces), let seconds = Int64(text), seconds > 0 else {
-            return nil
-        }
-        reset = Date(timeIntervalSince1970: TimeInterval(seconds))
+    /// Reads the header through ``RateLimitHeaders`` (epoch seconds, at most two days ahead of `now`); `nil`
+    /// without a usable `x-rate-limit-reset`.
+    init?(headers: HTTPHeaders, now: Date) {
+        guard let text = headers["x-rate-limit-reset"], let reset = RateLimitHeaders.reset(text, now: now, epoch: true),
+              reset.timeIntervalSince1970 > 0
+        else { return nil }
+        self.reset = reset
     }
 
     /// Seconds to wait before a retry can succeed: up to the reset, plus one because the header has whole seconds
@@ -115,7 +116,7 @@ enum TwitterErrors {
                 .rateLimited, "the app's usage cap was reached (HTTP \(response.status)\(said)); more reads need a higher cap in the X developer portal",
                 httpStatus: response.status)
         }
-        let when = TwitterRateLimit(headers: response.headers).map { "the limit resets \($0.describeReset(now: now, timeZone: timeZone))" }
+        let when = TwitterRateLimit(headers: response.headers, now: now).map { "the limit resets \($0.describeReset(now: now, timeZone: timeZone))" }
             ?? "X counts requests in 15-minute windows, so wait up to 15 minutes"
         return AggregateError(.rateLimited, "rate limited (HTTP \(response.status)\(said)); \(when)", httpStatus: response.status)
     }

@@ -155,7 +155,7 @@ public struct TwitterProvider: Provider, ProviderTextView {
 
     /// A 429 names the second its window resets in `x-rate-limit-reset`; X sends no `Retry-After`.
     public func retryDelay(for response: HTTPResponse, now: Date) -> TimeInterval? {
-        guard response.status == 429, let limit = TwitterRateLimit(headers: response.headers) else {
+        guard response.status == 429, let limit = TwitterRateLimit(headers: response.headers, now: now) else {
             return RetryAfter.delay(response, now: now)
         }
         return limit.secondsUntilReset(now: now)

@@ -39,7 +39,7 @@ struct DefinitionErrorReader {
 
     private func isExhausted(_ response: HTTPResponse, _ limit: ProviderDefinition.RateLimit) -> Bool {
         guard let header = limit.remainingHeader else { return false }
-        return response.headers[header]?.trimmingCharacters(in: .whitespaces) == "0"
+        return response.headers[header].flatMap(RateLimitHeaders.remaining) == 0
     }
 
     /// `the limit resets at 14:05 local time`, when the response is a rate limit; else `nil`.
@@ -52,10 +52,9 @@ struct DefinitionErrorReader {
         return "the limit resets \(RateLimitReset.describe(reset, now: now, timeZone: RateLimitReset.timeZone(environment: environment)))"
     }
 
+    /// The reset header read by ``RateLimitHeaders`` (bounded; `inf`, `nan` and negative values are ignored).
     private func resetDate(_ response: HTTPResponse, _ limit: ProviderDefinition.RateLimit) -> Date? {
-        guard let header = limit.resetHeader, let text = response.headers[header]?.trimmingCharacters(in: .whitespaces),
-              let value = Double(text), value >= 0
-        else { return nil }
-        return limit.resetIsEpoch ? Date(timeIntervalSince1970: value) : now.addingTimeInterval(value)
+        guard let header = limit.resetHeader, let text = response.headers[header] else { return nil }
+        return RateLimitHeaders.reset(text, now: now, epoch: limit.resetIsEpoch)
     }
 }

@@ -20,7 +20,7 @@ public enum HTTPDate {
     public static func parse(_ text: String) -> Date? {
         let words = text.split(separator: " ")
         guard words.count == 6, words[5] == "GMT", let day = Int(words[1]), let month = months.firstIndex(of: String(words[2])),
-            let year = Int(words[3])
+            let year = Int(words[3]), (1...9999).contains(year)
         else { return nil }
         let clock = words[4].split(separator: ":").compactMap { Int($0) }
         guard clock.count == 3, (1...31).contains(day), (0...23).contains(clock[0]), (0...59).contains(clock[1]), (0...60).contains(clock[2]) else {

@@ -1,4 +1,5 @@
 public import AggregateJSON
+import AggregateCore
 public import Foundation
 
 #if canImport(Glibc)
@@ -20,9 +21,9 @@ public struct RateBucketState: Sendable, Equatable {
     /// Creates an empty state.
     public init() {}
 
-    /// The state as it is stored (version 1).
-    var jsonValue: JSONValue {
-        var object: JSONObject = ["version": 1, "spent": .array(spent.map { .double($0) })]
+    /// The state as it is stored (version 1), with the bucket's `key` so that `aggregate limits` can name it.
+    func jsonValue(key: String) -> JSONValue {
+        var object: JSONObject = ["version": 1, "key": .string(key), "spent": .array(spent.map { .double($0) })]
         if let blockedUntil { object["blockedUntil"] = .double(blockedUntil) }
         if let serverRemaining { object["serverRemaining"] = .int(serverRemaining) }
         if let serverReset { object["serverReset"] = .double(serverReset) }
@@ -32,11 +33,38 @@ public struct RateBucketState: Sendable, Equatable {
     /// Reads a stored state; `nil` for anything that is not a version-1 state (it is then started afresh).
     init?(_ json: JSONValue) {
         guard json["version"]?.int == 1, let spent = json["spent"]?.array else { return nil }
+        guard spent.allSatisfy({ $0.double != nil }) else { return nil }
         self.spent = spent.compactMap(\.double)
+        // A field that is there must be a number: a string or an object there is damage, not absence.
+        for value in [json["blockedUntil"], json["serverReset"], json["serverRemaining"]] {
+            if let value, value.double == nil { return nil }
+        }
         blockedUntil = json["blockedUntil"]?.double
         serverRemaining = json["serverRemaining"]?.int
         serverReset = json["serverReset"]?.double
     }
+
+    /// Why this state cannot be believed at `now`, or `nil` when it can: a time that is not finite, or one further
+    /// ahead than any server-announced wait may be (``RateLimitHeaders/longestWait``, plus a window of spending).
+    /// A state written by this version never fails this; one edited by hand, or written by a version that
+    /// trusted the headers, may.
+    func implausibility(now: TimeInterval) -> String? {
+        let latest = now + RateLimitHeaders.longestWait + 60
+        if spent.contains(where: { !$0.isFinite || $0 < 0 || $0 > latest }) { return "a spent time out of range" }
+        if let blockedUntil, !blockedUntil.isFinite || blockedUntil < 0 || blockedUntil > latest { return "blockedUntil out of range" }
+        if let serverReset, !serverReset.isFinite || serverReset < 0 || serverReset > latest { return "serverReset out of range" }
+        if spent.count > 1_000_000 { return "too many spent tokens" }
+        return nil
+    }
+}
+
+/// One bucket's stored state, as `aggregate limits show` lists it.
+public struct RateBucketEntry: Sendable, Equatable {
+    /// The bucket's key: `<provider> <budget> <host>`, or the file's name for a state written before keys were
+    /// stored.
+    public var key: String
+    /// The state, or `nil` when the file is damaged or implausible (it is reset on the bucket's next use).
+    public var state: RateBucketState?
 }
 
 /// The limiter's state, shared by every run on this machine: one small JSON file per bucket in
@@ -61,7 +89,12 @@ public final class RateLimitStore: @unchecked Sendable {
 
     /// Reads, changes and writes back the bucket `key` while holding its lock (in this process and across
     /// processes). Blocking: call it off the cooperative pool for long waits (the critical section is short).
-    public func update<T>(_ key: String, _ body: (inout RateBucketState) -> T) -> T {
+    ///
+    /// A stored state that is damaged, or implausible at `now` (``RateBucketState/implausibility(now:)``), is
+    /// started afresh, and `reset` is told why, once: the state is only a cache of what was sent.
+    public func update<T>(
+        _ key: String, now: Date = Date(), reset: (String) -> Void = { _ in }, _ body: (inout RateBucketState) -> T
+    ) -> T {
         lock.lock()
         defer { lock.unlock() }
         guard let directory, let descriptor = Self.openLocked(directory: directory, name: Self.fileName(key) + ".lock") else {
@@ -75,11 +108,93 @@ public final class RateLimitStore: @unchecked Sendable {
             close(descriptor)
         }
         let file = directory.appendingPathComponent(Self.fileName(key) + ".json")
-        // A damaged or foreign file is started afresh: the state is only a cache of what was sent.
-        var state = (try? Data(contentsOf: file)).flatMap { try? JSONParser().parse($0) }.flatMap(RateBucketState.init) ?? RateBucketState()
+        var state = RateBucketState()
+        switch Self.read(file, now: now.timeIntervalSince1970) {
+        case .missing: break
+        case .valid(_, let stored): state = stored
+        case .unusable(let reason): reset("the rate-limit state \(file.path) was \(reason); it was reset")
+        }
         let result = body(&state)
-        Self.writeAtomically(JSONWriter().data(state.jsonValue), to: file)
+        Self.writeAtomically(JSONWriter().data(state.jsonValue(key: key)), to: file)
         return result
+    }
+
+    /// Every stored bucket whose key starts with `provider` (all of them when `nil`), sorted by key.
+    public func entries(provider: String? = nil, now: Date = Date()) -> [RateBucketEntry] {
+        guard let directory else {
+            lock.lock()
+            defer { lock.unlock() }
+            return memory.filter { provider == nil || $0.key.hasPrefix(provider! + " ") }.map { RateBucketEntry(key: $0.key, state: $0.value) }
+                .sorted { $0.key < $1.key }
+        }
+        return Self.stateFiles(in: directory, provider: provider).map { file in
+            let name = String(file.lastPathComponent.dropLast(".json".count))
+            switch Self.read(file, now: now.timeIntervalSince1970) {
+            case .valid(let key, let state): return RateBucketEntry(key: key ?? name, state: state)
+            case .missing, .unusable: return RateBucketEntry(key: name, state: nil)
+            }
+        }.sorted { $0.key < $1.key }
+    }
+
+    /// Removes every stored bucket of `provider` (all of them when `nil`), each under the lock the limiter takes,
+    /// so no run is half-way through one; returns how many were removed.
+    /// - Throws: the first file that could not be removed.
+    @discardableResult
+    public func clear(provider: String? = nil) throws -> Int {
+        guard let directory else {
+            lock.lock()
+            defer { lock.unlock() }
+            let keys = memory.keys.filter { provider == nil || $0.hasPrefix(provider! + " ") }
+            for key in keys { memory[key] = nil }
+            return keys.count
+        }
+        lock.lock()
+        defer { lock.unlock() }
+        var removed = 0
+        for file in Self.stateFiles(in: directory, provider: provider) {
+            let base = String(file.lastPathComponent.dropLast(".json".count))
+            guard let descriptor = Self.openLocked(directory: directory, name: base + ".lock") else {
+                throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: file.path])
+            }
+            defer {
+                flock(descriptor, LOCK_UN)
+                close(descriptor)
+            }
+            // The lock file stays: a run waiting on it must find the same file when its turn comes.
+            if unlink(file.path) == 0 {
+                removed += 1
+            } else if errno != ENOENT {
+                throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: file.path])
+            }
+        }
+        return removed
+    }
+
+    /// The `.json` state files in `directory`, of `provider` only when given (file names start `<provider>_`).
+    private static func stateFiles(in directory: URL, provider: String?) -> [URL] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+        let prefix = provider.map { fileName($0) + "_" }
+        return names.filter { name in
+            name.hasSuffix(".json") && !name.hasPrefix(".") && (prefix.map { name.hasPrefix($0) } ?? true)
+        }.map { directory.appendingPathComponent($0) }
+    }
+
+    /// What a state file holds.
+    private enum Stored {
+        case missing
+        case valid(key: String?, RateBucketState)
+        case unusable(String)
+    }
+
+    /// Reads one state file, judging it at `now`.
+    private static func read(_ file: URL, now: TimeInterval) -> Stored {
+        guard let data = try? Data(contentsOf: file) else { return .missing }
+        // A state is a few hundred bytes; anything far larger is not one of ours.
+        guard data.count <= 1 << 22, let json = try? JSONParser().parse(data), let state = RateBucketState(json) else {
+            return .unusable("damaged")
+        }
+        if let reason = state.implausibility(now: now) { return .unusable("implausible (\(reason))") }
+        return .valid(key: json["key"]?.string, state)
     }
 
     /// A file name for `key`: letters, digits, `.`, `-` and `_` only.

@@ -12,7 +12,9 @@ public struct RateLimitReport: Sendable, Equatable {
     /// When `Retry-After` allows the next request.
     public var retryAfter: Date?
 
-    /// Reads `response`'s headers, as of `now`.
+    /// Reads `response`'s headers, as of `now`, through ``RateLimitHeaders``: a value that is not a finite,
+    /// non-negative number is ignored, and no reset or `Retry-After` is further than
+    /// ``RateLimitHeaders/longestWait`` from `now`.
     public init(_ response: HTTPResponse, now: Date) {
         var remaining: Int?
         var reset: Date?
@@ -20,16 +22,15 @@ public struct RateLimitReport: Sendable, Equatable {
             let lower = name.lowercased()
             guard lower.hasPrefix("x-rate-limit-") || lower.hasPrefix("x-ratelimit-") else { continue }
             // X's `x-app-rate-limit-*` is a daily per-app cap, not this window; it is left to the provider's errors.
-            let text = value.trimmingCharacters(in: .whitespaces)
-            if lower.hasSuffix("-remaining"), let number = Int(text) {
+            if lower.hasSuffix("-remaining"), let number = RateLimitHeaders.remaining(value) {
                 remaining = min(remaining ?? number, number)
-            } else if lower.hasSuffix("-reset"), let number = Double(text), number >= 0 {
-                reset = number > 1e9 ? Date(timeIntervalSince1970: number) : now.addingTimeInterval(number)
+            } else if lower.hasSuffix("-reset"), let date = RateLimitHeaders.reset(value, now: now) {
+                reset = date
             }
         }
         self.remaining = remaining
         self.reset = reset
-        retryAfter = RetryAfter.delay(response, now: now).map { now.addingTimeInterval($0) }
+        retryAfter = RateLimitHeaders.retryAfter(response.headers, now: now).map { now.addingTimeInterval($0) }
     }
 }
 
@@ -90,7 +91,7 @@ public struct RateLimitMiddleware: FetchMiddleware {
             // A sleep lasts at least as long as asked, so the clock is at least where it ended (this also keeps a
             // test's instant sleep from waiting forever).
             let moment = max(now(), slept)
-            let readyAt = await BlockingWork.run { take(buckets, at: moment) }
+            let readyAt = await BlockingWork.run { take(buckets, at: moment, provider: exchange.provider) }
             guard let readyAt else { break }
             let wait = readyAt.timeIntervalSince(moment)
             guard waited + wait <= maxWait else {
@@ -109,7 +110,7 @@ public struct RateLimitMiddleware: FetchMiddleware {
         let report = RateLimitReport(response, now: now())
         if report.remaining != nil || report.retryAfter != nil {
             let moment = now()
-            await BlockingWork.run { learn(report, buckets, at: moment) }
+            await BlockingWork.run { learn(report, buckets, at: moment, provider: exchange.provider) }
         }
         return response
     }
@@ -123,11 +124,11 @@ public struct RateLimitMiddleware: FetchMiddleware {
     /// Spends one token from each bucket that has one, checking and spending under the bucket's lock so two
     /// processes never take the same token; returns `nil` when every bucket had one, else when the last of the
     /// others will. (A token spent from one bucket while another is empty stays spent: that errs on the safe side.)
-    private func take(_ buckets: [(key: String, budget: RateBudget)], at moment: Date) -> Date? {
+    private func take(_ buckets: [(key: String, budget: RateBudget)], at moment: Date, provider: String) -> Date? {
         let now = moment.timeIntervalSince1970
         var latest: TimeInterval?
         for bucket in buckets {
-            let ready = store.update(bucket.key) { state -> TimeInterval in
+            let ready = store.update(bucket.key, now: moment, reset: { warn($0, provider: provider) }) { state -> TimeInterval in
                 let ready = Self.readyTime(&state, budget: bucket.budget, now: now)
                 if ready <= now {
                     state.spent.append(now)
@@ -138,6 +139,11 @@ public struct RateLimitMiddleware: FetchMiddleware {
             if ready > now { latest = max(latest ?? 0, ready) }
         }
         return latest.map { Date(timeIntervalSince1970: $0) }
+    }
+
+    /// The one warning line for a state file that was reset (the run goes on with a fresh bucket).
+    private func warn(_ message: String, provider: String) {
+        events(FetchEvent(provider: provider, kind: .warning(message + "; continuing")))
     }
 
     /// When the bucket next has a token (now or later), after dropping tokens that have come back.
@@ -154,10 +160,10 @@ public struct RateLimitMiddleware: FetchMiddleware {
     }
 
     /// Takes in what the API reported after a response.
-    private func learn(_ report: RateLimitReport, _ buckets: [(key: String, budget: RateBudget)], at moment: Date) {
+    private func learn(_ report: RateLimitReport, _ buckets: [(key: String, budget: RateBudget)], at moment: Date, provider: String) {
         let now = moment.timeIntervalSince1970
         for bucket in buckets {
-            store.update(bucket.key) { state in
+            store.update(bucket.key, now: moment, reset: { warn($0, provider: provider) }) { state in
                 if let retryAfter = report.retryAfter { state.blockedUntil = max(state.blockedUntil ?? 0, retryAfter.timeIntervalSince1970) }
                 guard let remaining = report.remaining else { return }
                 if let reset = report.reset {

@@ -149,7 +149,7 @@ import Testing
         let body = folder.appendingPathComponent("v2_user_by_username_429.body.txt")
         let recorded = try #require(Self.recorded(body), "the 429 sample's meta.json")
         let response = HTTPResponse(status: recorded.status, headers: recorded.headers, body: try Data(contentsOf: body))
-        let limit = try #require(TwitterRateLimit(headers: recorded.headers))
+        let limit = try #require(TwitterRateLimit(headers: recorded.headers, now: Date()))
         #expect(recorded.headers["x-rate-limit-remaining"] == "0")
         let now = limit.reset.addingTimeInterval(-300)
         #expect(TwitterProvider().retryDelay(for: response, now: limit.reset.addingTimeInterval(-20)) == 21)
@@ -162,7 +162,7 @@ import Testing
     @Test func recordedRateLimitHeadersAreRead() throws {
         for url in Self.samples {
             guard let recorded = Self.recorded(url), recorded.headers["x-rate-limit-reset"] != nil else { continue }
-            let limit = try #require(TwitterRateLimit(headers: recorded.headers), "\(url.lastPathComponent)")
+            let limit = try #require(TwitterRateLimit(headers: recorded.headers, now: Date()), "\(url.lastPathComponent)")
             #expect(limit.reset.timeIntervalSince1970 > 1_500_000_000, "\(url.lastPathComponent)")
         }
     }
