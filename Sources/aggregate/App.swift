@@ -9,7 +9,7 @@ struct App: Sendable {
     /// The built-in commands, in the order help lists them: the one list help and dispatch are built from.
     static let commandTypes: [any CLICommand.Type] = [
         ProvidersCommand.self, DescribeCommand.self, CompareCommand.self, BrowseCommand.self, SandboxCommand.self,
-        ConfigCommand.self, AuthCommand.self, CompletionsCommand.self, NormalizeCommand.self, CacheCommand.self,
+        ConfigCommand.self, AuthCommand.self, CompletionsCommand.self, NormalizeCommand.self, CacheCommand.self, LimitsCommand.self,
         NewProviderCommand.self,
     ]
 

@@ -103,6 +103,7 @@ struct CompletionModel: Sendable {
             case "auth": entry.words = ["status"] + registry.names
             case "config": entry.words = ["path", "show", "set", "unset"]
             case "cache": entry.words = ["stats", "clear", "path"] + registry.names
+            case "limits": entry.words = ["show", "reset"] + registry.names
             case "completions": entry.words = CompletionShell.allCases.map(\.rawValue)
             case "browse": entry.takesFiles = true
             default: break
@@ -115,7 +116,7 @@ struct CompletionModel: Sendable {
     /// The formats a command's `--format` accepts.
     static func formats(forCommand name: String) -> [String] {
         switch name {
-        case "providers", "describe": return ["text", "json"]
+        case "providers", "describe", "limits": return ["text", "json"]
         case "compare": return CompareCommand.formats
         default: return OutputFormat.allCases.map(\.rawValue)
         }

@@ -52,7 +52,8 @@ public enum RateLimitHeaders {
 
     /// The wait a `Retry-After` header asks for: delay-seconds or an HTTP date, within `0...longestWait`.
     public static func retryAfter(_ headers: HTTPHeaders, now: Date) -> TimeInterval? {
-        guard let value = headers["Retry-After"]?.trimmingCharacters(in: .whitespaces), !value.isEmpty else { return nil }
+        guard now.timeIntervalSince1970.isFinite, let value = headers["Retry-After"]?.trimmingCharacters(in: .whitespaces), !value.isEmpty
+        else { return nil }
         if let seconds = number(value) { return bounded(seconds) }
         guard value.count <= 64, let date = HTTPDate.parse(value) ?? legacyDate(value) else { return nil }
         let wait = date.timeIntervalSince(now)
@@ -64,7 +65,7 @@ public enum RateLimitHeaders {
     /// when false, and by size (past ``epochThreshold`` is epoch) when `nil`. Never further than ``longestWait``
     /// past `now`; `nil` for a value that is not a finite, non-negative number.
     public static func reset(_ text: String, now: Date, epoch: Bool? = nil) -> Date? {
-        guard let value = number(text) else { return nil }
+        guard now.timeIntervalSince1970.isFinite, let value = number(text) else { return nil }
         if epoch ?? (value > epochThreshold) { return bounded(Date(timeIntervalSince1970: value), now: now) }
         return bounded(value).map { now.addingTimeInterval($0) }
     }
