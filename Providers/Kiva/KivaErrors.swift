@@ -30,7 +30,8 @@ enum KivaErrors {
     static func lockout(_ response: HTTPResponse, message: String?, hasAppID: Bool) -> AggregateError {
         let limit = response.headers["X-RateLimit-Overall-Limit"].flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
             ?? (hasAppID ? registeredLimit : unregisteredLimit)
-        let remaining = response.headers["X-RateLimit-Overall-Remaining"].map { ", \($0.trimmingCharacters(in: .whitespaces)) of \(limit) left" } ?? ""
+        // Read as a number (RateLimitHeaders), so that a hostile header's text never reaches the message.
+        let remaining = response.headers["X-RateLimit-Overall-Remaining"].flatMap(RateLimitHeaders.remaining).map { ", \($0) of \(limit) left" } ?? ""
         let said = message.map { ": \($0)" } ?? ""
         let advice = hasAppID
             ? "Wait a few minutes before retrying."
