@@ -109,7 +109,7 @@ enum LimitsCommand: CLICommand {
         guard !rows.isEmpty else { return text + "No rate-limit state is stored: every budget is full.\n" }
         let header = ["provider", "bucket", "host", "budget", "left", "blocked"]
         let lines = [header] + rows.map { row in
-            let blocked = row.damaged ? "damaged (reset on next use)" : row.blockedUntil.map { "until " + RateLimitReset.describe($0, now: now, timeZone: timeZone) } ?? "no"
+            let blocked = row.damaged ? "damaged (reset on next use)" : row.blockedUntil.map { RateLimitReset.describe($0, now: now, timeZone: timeZone) } ?? "no"
             return [row.provider, row.bucket, row.host, row.budget?.summary ?? "?", row.left.map(String.init) ?? "?", blocked]
         }
         let widths = header.indices.map { column in lines.map { $0[column].count }.max() ?? 0 }
