@@ -119,7 +119,8 @@ public struct Redactor: Sendable, Equatable {
 
     /// The base64 forms of `secret`, standard and URL-safe: of the whole value (with or without padding), and the
     /// run of characters that only its bytes decide when it sits at any offset inside a longer value (`Bearer …`,
-    /// `user:…`), whatever comes before and after it.
+    /// `user:…`), whatever comes before and after it; runs shorter than six characters (a credential of four bytes
+    /// at some offsets) are left out, as they would match ordinary base64.
     static func base64Pattern(of secret: String) -> String {
         let bytes = Array(secret.utf8)
         let standard = Data(bytes).base64EncodedString()
