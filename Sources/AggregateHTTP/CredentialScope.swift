@@ -1,11 +1,14 @@
 public import AggregateCore
 public import Foundation
 
-/// Where a provider's credentials may travel: only to the origin (scheme, host and port) of its base URL.
+/// Where a provider's credentials may travel: only to the origin (scheme, host and port) of its base URL. The one
+/// origin policy for every URL a run goes to, whether a redirect's `Location`, a `Link` header's `rel="next"` or a
+/// `next` URL in a body.
 ///
-/// The fetch layer attaches a credential only to requests inside the scope, and when a redirect leaves it, takes
-/// out of the new URL every query parameter that could carry one, since servers often copy the original query
-/// string into `Location`.
+/// The fetch layer attaches a credential only to requests inside the scope. A URL outside it loses every query
+/// parameter that could carry one (servers often copy the original query string into `Location` and next links),
+/// and is refused when a credential is still in it anywhere else (its path, user name or password, fragment) or
+/// when it names a user or password at all, which a client would send as Basic authentication.
 public struct CredentialScope: Sendable, Equatable {
     private let scheme: String?
     private let host: String?
@@ -40,6 +43,25 @@ public struct CredentialScope: Sendable, Equatable {
         guard kept.count != items.count else { return url }
         components.percentEncodedQueryItems = kept.isEmpty ? nil : kept
         return components.url ?? url
+    }
+
+    /// The URL a request may go to: inside the scope as it is; outside it without its credential parameters.
+    /// - Throws: an `http` error, before anything is sent, when a URL outside the scope still holds a known secret
+    ///   in any form or names a user or password.
+    public func permitted(_ url: URL, credential: Credential?, redactor: Redactor) throws(AggregateError) -> URL {
+        guard !contains(url) else { return url }
+        let destination = "\(url.host ?? "?")\(url.port.map { ":\($0)" } ?? "")"
+        if url.user != nil || url.password != nil {
+            throw AggregateError(
+                .http, "refused to go to \(destination): the URL names a user or password, which would be sent there as credentials; nothing was sent")
+        }
+        let kept = stripped(url, credential: credential, redactor: redactor)
+        let text = kept.absoluteString
+        if redactor.containsSecret(text) || redactor.containsSecret(text.removingPercentEncoding ?? text) {
+            throw AggregateError(
+                .http, "refused to go to \(destination), another origin than the API's: the URL holds the credential; nothing was sent there")
+        }
+        return kept
     }
 
     private static func effectivePort(of url: URL) -> Int? {

@@ -148,7 +148,7 @@ public struct Fetcher: Sendable {
         let counted = stats.snapshot()
         let meta = ResultMeta(
             source: source, requests: counted.requests, pages: collected.pages, bytes: counted.bytes,
-            elapsedMs: elapsed, totalCount: collected.totalCount, nextCursor: failure == nil ? collected.nextCursor : nil)
+            elapsedMs: elapsed, totalCount: collected.totalCount, nextCursor: failure == nil ? collected.nextCursor.map(redactor.redactSecrets) : nil)
         if let failure {
             options.events(FetchEvent(provider: name, kind: .failed(failure.message)))
         } else {
@@ -156,7 +156,7 @@ public struct Fetcher: Sendable {
         }
         return ProviderResult(
             provider: name, operation: query.operation, query: query.parameters,
-            items: failure == nil ? Array(collected.items.prefix(query.limit)) : [], error: failure, meta: meta,
+            items: failure == nil ? collected.items.prefix(query.limit).map(redactor.redactSecrets(in:)) : [], error: failure, meta: meta,
             rawBodies: collected.rawBodies, explicitLimit: query.isLimitExplicit ? query.limit : nil, parseNotes: collected.parseNotes)
     }
 

@@ -99,3 +99,72 @@ import Testing
         #expect(!Self.redactor.containsSecret(text))
     }
 }
+
+/// The forms issue 27's sweep found leaking for the token `Mk7+/=Qz9xY`, written out by hand here so the test does
+/// not trust the code it checks.
+@Suite struct RedactorLetterCaseAndMarkupTests {
+    static let token = "Mk7+/=Qz9xY"
+    static let redactor = Redactor(secrets: [token])
+
+    static let leakedForms: [(String, String)] = [
+        ("lower case", "mk7+/=qz9xy"),
+        ("upper case", "MK7+/=QZ9XY"),
+        ("lower case, percent-encoded", "mk7%2b%2f%3dqz9xy"),
+        ("double percent-encoding", "Mk7%252B%252F%253DQz9xY"),
+        ("HTML named references", "Mk7&plus;&sol;&equals;Qz9xY"),
+        ("HTML decimal references", "&#77;&#107;&#55;&#43;&#47;&#61;&#81;&#122;&#57;&#120;&#89;"),
+        ("HTML hexadecimal references", "&#x4d;&#x6b;&#x37;&#x2b;&#x2f;&#x3d;&#x51;&#x7a;&#x39;&#x78;&#x59;"),
+        ("hexadecimal bytes", "4d6b372b2f3d517a397859"),
+        ("hexadecimal bytes, upper case", "4D6B372B2F3D517A397859"),
+        ("base64 of the whole Authorization value", "QmVhcmVyIE1rNysvPVF6OXhZ"),
+        ("base64 of user:token", Data("user:\(token)".utf8).base64EncodedString()),
+        ("base64url of x:token", Data("x:\(token)".utf8).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")),
+    ]
+
+    @Test(arguments: leakedForms.map(\.0))
+    func everyFormIsMasked(_ name: String) throws {
+        let form = try #require(Self.leakedForms.first { $0.0 == name }?.1)
+        let text = "Authorization: Basic \(form)\n<p>your key: \(form)</p> ?echo=\(form)"
+        let redacted = Self.redactor.redact(text)
+        #expect(!redacted.lowercased().contains("qz9xy"), "\(name): \(redacted)")
+        #expect(!redacted.contains(form), "\(name): \(redacted)")
+        #expect(Self.redactor.containsSecret(form), "\(name)")
+        // What is left of a base64 form around the mask cannot be decoded back to the token.
+        #expect(Self.redactor.redactSecrets(form).contains("***"), "\(name)")
+    }
+
+    @Test func aBase64FormAtEveryOffsetIsMasked() {
+        for prefix in ["", "a", "ab", "abc", "Bearer ", "user:", "x:"] {
+            for suffix in ["", "!", "!!", "!!!"] {
+                let encoded = Data((prefix + Self.token + suffix).utf8).base64EncodedString()
+                let redacted = Self.redactor.redactSecrets(encoded)
+                #expect(redacted.contains("***"), "\(prefix)…\(suffix): \(encoded)")
+                // At most the characters that also depend on the neighbours stay.
+                #expect(redacted.count <= encoded.count - 8 + 3, "\(prefix)…\(suffix): \(redacted)")
+            }
+        }
+    }
+
+    @Test func ordinaryTextAndOtherHexAreLeftAlone() {
+        let text = "Mk7 and Qz9 apart, &#77; alone, 4d6b37 short, &plus; here"
+        #expect(Self.redactor.redact(text) == text)
+    }
+
+    @Test func itemsLoseEverySecretInEveryTextField() {
+        var item = Item(provider: "demo", kind: "record", id: "id-\(Self.token)", title: "key \(Self.token.lowercased())")
+        item.summary = "<b>\(Self.token)</b>"
+        item.url = "https://example.com/?key=mk7%2b%2f%3dqz9xy&key=public"
+        item.author = "QmVhcmVyIE1rNysvPVF6OXhZ"
+        item.tags = ["a", Self.token]
+        item.location = Location(city: Self.token.uppercased(), country: "NO")
+        item.extra = JSONObject([JSONObject.Member("echo", .array([.string(Self.token), .int(1)]))])
+        let redacted = Self.redactor.redactSecrets(in: item)
+        let text = "\(redacted)".lowercased()
+        #expect(!text.contains("qz9xy"), "\(redacted)")
+        #expect(redacted.title == "key ***")
+        // Only the secret: a `key=` that is content stays as it is.
+        #expect(redacted.url == "https://example.com/?key=***&key=public")
+        #expect(redacted.location?.country == "NO")
+        #expect(Redactor().redactSecrets(in: item) == item)
+    }
+}

@@ -1,5 +1,6 @@
 import AggregateCore
 import AggregateDefinitions
+import AggregateJSON
 import AggregateSandbox
 import AggregateSandboxKit
 import AggregateTestSupport
@@ -41,13 +42,25 @@ enum MarkerForms {
             ("json-slash", marker.replacingOccurrences(of: "/", with: "\\/")),
             ("json-unicode", marker.utf16.map { String(format: "\\u%04x", $0) }.joined()),
             ("base64", data.base64EncodedString()),
+            // The forms issue 27's sweep found leaking.
+            ("lower", marker.lowercased()),
+            ("upper", marker.uppercased()),
+            ("rfc3986-lowercased", marker.addingPercentEncoding(withAllowedCharacters: unreserved)!.lowercased()),
+            ("double-percent", marker.addingPercentEncoding(withAllowedCharacters: unreserved)!.addingPercentEncoding(withAllowedCharacters: unreserved)!),
+            ("html-named", marker.replacingOccurrences(of: "+", with: "&plus;").replacingOccurrences(of: "/", with: "&sol;")
+                .replacingOccurrences(of: "=", with: "&equals;").replacingOccurrences(of: ":", with: "&colon;")),
+            ("html-decimal", marker.unicodeScalars.map { "&#\($0.value);" }.joined()),
+            ("html-hex", marker.unicodeScalars.map { "&#x\(String($0.value, radix: 16));" }.joined()),
+            ("hex", marker.utf8.map { String(format: "%02x", $0) }.joined()),
+            ("base64-bearer", Data("Bearer \(marker)".utf8).base64EncodedString()),
+            ("base64-basic", Data("user:\(marker)".utf8).base64EncodedString()),
         ]
     }
 
     /// Whether `text` holds the marker in any of the forms, or the unique core every form but the fully escaped
     /// ones keeps.
     static func leaks(_ marker: String, core: String, in text: String) -> String? {
-        if text.contains(core) { return "the core \(core)" }
+        if text.lowercased().contains(core.lowercased()) { return "the core \(core)" }
         return encodings(of: marker).first { text.contains($0.form) }.map { "the \($0.name) form \($0.form)" }
     }
 }
@@ -82,6 +95,10 @@ struct HostileEchoProvider: Provider, SandboxProviding {
         auth: [], authStyle: "none", paginationStyle: "none",
         operations: [ProviderOperation(name: "echo", summary: "Echo.", itemKind: "echo")], examples: [])
     static var sandboxEnvironment: [String: String] { [:] }
+    /// Every path at the root: the providers' own paths (TMDb's `/search/movie`, X's `/2/users/...`) come here.
+    static var sandboxPaths: [PathPattern] { ["/**"] }
+    /// The real emulators, which answer the item mode's requests before the echo is put into their items.
+    static let emulators = try! TestRegistry.builtIn()
 
     static func sandboxResponse(for request: SandboxRequest, context: SandboxContext) -> SandboxResponse? {
         let settings = context.settings
@@ -98,7 +115,10 @@ struct HostileEchoProvider: Provider, SandboxProviding {
             if let leak = MarkerForms.leaks(marker, core: core, in: seen) { LeakLog.shared.record(marker, leak) }
             return errorBody(400, echo: echo)
         }
+        LeakLog.shared.record(marker + "#answered", request.path)
         switch settings["hostile.mode"] {
+        case "item":
+            return itemAnswer(request, marker: marker, echo: echo, settings: settings, context: context)
         case "redirect":
             var items = request.query.map { (name: $0.name, value: $0.value) }
             items.append((name: "echo", value: echo))
@@ -113,6 +133,40 @@ struct HostileEchoProvider: Provider, SandboxProviding {
         default:
             return errorBody(401, echo: echo)
         }
+    }
+
+    /// The real emulator's successful answer to `request` (asked with its stand-in credential instead of the marker),
+    /// with the echo appended to every title-like text, so the provider's items carry it.
+    static func itemAnswer(_ request: SandboxRequest, marker: String, echo: String, settings: [String: String], context: SandboxContext) -> SandboxResponse? {
+        guard let provider = settings["hostile.provider"], let variable = settings["hostile.variable"],
+            let environment = emulators.sandbox(named: provider)?.sandboxEnvironment
+        else { return errorBody(500, echo: "no emulator") }
+        // The variable's own stand-in; an alias (TWITTER_BEARER_TOKEN for X_BEARER_TOKEN) takes the one there is, and
+        // an optional one that the emulator does not check (KIVA_APP_ID) takes any word.
+        let standIn = environment[variable] ?? environment.sorted { $0.key < $1.key }.first?.value ?? "sandbox-app"
+        func swap(_ text: String) -> String {
+            let encoded = marker.addingPercentEncoding(withAllowedCharacters: .urlQueryValueAllowed) ?? marker
+            return text.replacingOccurrences(of: marker, with: standIn).replacingOccurrences(of: encoded, with: standIn)
+        }
+        var forwarded = request
+        forwarded.path = "/\(provider)" + request.path
+        forwarded.query = request.query.map { ($0.name, swap($0.value)) }
+        forwarded.headers = HTTPHeaders(request.headers.map { ($0.name, swap($0.value)) }.filter { $0.0.lowercased() != "host" })
+        forwarded.body = Data(swap(String(decoding: request.body, as: UTF8.self)).utf8)
+        let answer = SandboxRouter(catalog: emulators).respond(to: forwarded, serverURL: context.baseURL, store: nil).response
+        guard answer.status == 200, let json = try? JSONParser().parse(answer.body) else { return answer }
+        let titled: Set<String> = ["title", "name", "full_name", "overview", "text", "full_text", "description", "story_title", "use", "summary"]
+        func inject(_ value: JSONValue, key: String?) -> JSONValue {
+            switch value {
+            case .string(let text) where key.map(titled.contains) == true: return .string(text + " " + echo)
+            case .array(let elements): return .array(elements.map { inject($0, key: nil) })
+            case .object(let object): return .object(JSONObject(object.members.map { JSONObject.Member($0.key, inject($0.value, key: $0.key)) }))
+            default: return value
+            }
+        }
+        var headers = answer.headers
+        headers["ETag"] = nil
+        return SandboxResponse(status: 200, headers: headers, body: Data(JSONWriter().string(inject(json, key: nil)).utf8))
     }
 
     /// A JSON-looking error body written as text, so the echo's escapes survive as sent.
@@ -144,11 +198,12 @@ struct HostileEchoProvider: Provider, SandboxProviding {
         Credential(variable: "X_BEARER_TOKEN", provider: "TWITTER", arguments: ["twitter", "nasa"]),
         Credential(variable: "TWITTER_BEARER_TOKEN", provider: "TWITTER", arguments: ["twitter", "nasa", "--api", "v1.1"]),
         Credential(variable: "KIVA_APP_ID", provider: "KIVA", arguments: ["kiva", "newest", "--api", "rest"]),
+        Credential(variable: "GITHUB_TOKEN", provider: "GITHUB", arguments: ["github", "search", "swift"]),
     ]
 
     @Test(arguments: credentials)
     func noEncodingOfAnEchoedCredentialGetsOut(_ credential: Credential) async throws {
-        for mode in ["redirect", "body"] {
+        for mode in ["redirect", "body", "item"] {
             for encoding in MarkerForms.encodings(of: "x").map(\.name) {
                 let core = UUID().uuidString.replacingOccurrences(of: "-", with: "")
                 // '+', '/', '=' and ':' are the characters encodings disagree on.
@@ -156,6 +211,7 @@ struct HostileEchoProvider: Provider, SandboxProviding {
                 var configuration = SandboxServerConfiguration(port: 0, log: { _ in })
                 configuration.settings = [
                     "hostile.marker": marker, "hostile.core": core, "hostile.encoding": encoding, "hostile.mode": mode,
+                    "hostile.provider": credential.provider.lowercased(), "hostile.variable": credential.variable,
                 ]
                 let hostile = SandboxServer(catalog: try SandboxCatalog([HostileEchoProvider.self], sandboxes: [HostileEchoProvider.self]), configuration: configuration)
                 try hostile.start()
@@ -164,15 +220,24 @@ struct HostileEchoProvider: Provider, SandboxProviding {
                 let environment = [
                     credential.variable: marker, "AGGREGATE_\(credential.provider)_BASE_URL": hostile.baseURL.absoluteString,
                 ]
-                let output = await CLIHarness(environment: environment).run(credential.arguments + ["--verbose", "--timeout", "5"])
-                let context = "\(credential.variable) \(mode) \(encoding)"
-                #expect(output.code != .success, "\(context)")
+                // Items reach every format: the text view, JSON and CSV are each checked.
+                let formats = mode == "item" ? ["text", "json", "csv"] : ["text"]
+                for format in formats {
+                let output = await CLIHarness(environment: environment).run(credential.arguments + ["--verbose", "--timeout", "5", "--format", format, "--no-cache"])
+                let context = "\(credential.variable) \(mode) \(encoding) \(format)"
+                if mode == "item" {
+                    #expect(output.code == .success, "\(context): \(output.stderr)")
+                    #expect(output.stdout.contains("***"), "\(context): the echo must reach the items and be masked there:\n\(output.stdout)")
+                } else {
+                    #expect(output.code != .success, "\(context)")
+                }
                 if let leak = MarkerForms.leaks(marker, core: core, in: output.stdout + output.stderr) {
                     Issue.record("\(context): \(leak) reached the output:\n\(output.stderr)")
                 }
                 #expect(LeakLog.shared.leaks(of: marker).isEmpty, "\(context): the other host received \(LeakLog.shared.leaks(of: marker))")
-                // The hostile server itself must have been asked: the test would prove nothing otherwise.
-                #expect(hostile.requestCount >= 1, "\(context)")
+                // The hostile handler itself must have answered: the test would prove nothing otherwise.
+                #expect(!LeakLog.shared.leaks(of: marker + "#answered").isEmpty, "\(context): the hostile server was never asked")
+                }
             }
         }
     }

@@ -1,11 +1,14 @@
+public import AggregateJSON
 public import Foundation
 
 /// The one function that removes secrets from text before it reaches any output, error, trace or file.
 ///
 /// It replaces every known secret value with `***` in every common encoding a server may echo it back in, alone
-/// or mixed within one value: as is, percent-encoded in either case (any character, so full RFC 3986 encoding of
-/// reserved characters too), `+` for a space, JSON string escapes (`\/`, `\"`, `\\`, `\uXXXX`), and base64 of the
-/// whole value (standard or URL-safe, with or without padding). It also hides the values of query parameters and
+/// or mixed within one value, and in any letter case: as is, percent-encoded (any character, so full RFC 3986
+/// encoding of reserved characters too) once or twice (`%252B`), `+` for a space, JSON string escapes (`\/`, `\"`,
+/// `\\`, `\uXXXX`), HTML character references (named such as `&plus;`, decimal `&#77;`, hexadecimal `&#x4d;`), the
+/// hexadecimal digits of its bytes, and base64 (standard or URL-safe, with or without padding) of the value alone or
+/// inside a longer value, such as a whole `Authorization: Bearer …` or the `user:token` of Basic authentication. It also hides the values of query parameters and
 /// headers that carry credentials by convention (`key`, `api_key`, `access_token`, `token`, `sig`,
 /// `Authorization`), so even a secret we were never told about is hidden when it travels in one of those places.
 public struct Redactor: Sendable, Equatable {
@@ -24,13 +27,19 @@ public struct Redactor: Sendable, Equatable {
 
     /// Secret values to hide wherever they appear.
     public private(set) var secrets: [String]
-    /// One pattern per secret matching all its encodings; built once per redactor, not per call.
+    /// Per secret, its textual encodings (matched in any letter case) and then its base64 forms (matched exactly,
+    /// since base64 is case-sensitive); built once per redactor, not per call.
     private let patterns: [NSRegularExpression]
 
     /// Creates a redactor for `secrets`; empty and very short values are ignored (they would mask ordinary text).
     public init(secrets: [String] = []) {
         self.secrets = Array(Set(secrets.filter { $0.count >= 4 })).sorted { $0.count > $1.count }
-        self.patterns = self.secrets.compactMap { try? NSRegularExpression(pattern: Self.pattern(matchingEncodingsOf: $0)) }
+        self.patterns = self.secrets.flatMap { secret in
+            [
+                try? NSRegularExpression(pattern: Self.pattern(matchingEncodingsOf: secret), options: [.caseInsensitive]),
+                try? NSRegularExpression(pattern: Self.base64Pattern(of: secret)),
+            ].compactMap { $0 }
+        }
     }
 
     public static func == (lhs: Redactor, rhs: Redactor) -> Bool { lhs.secrets == rhs.secrets }
@@ -38,15 +47,23 @@ public struct Redactor: Sendable, Equatable {
     /// A redactor that also hides `more`.
     public func adding(_ more: [String]) -> Redactor { Redactor(secrets: secrets + more) }
 
-    /// `text` with every secret replaced by `***`.
-    public func redact(_ text: String) -> String {
+    /// `text` with every secret replaced by `***`, and the values of conventionally sensitive parameters and
+    /// `Bearer` tokens too.
+    public func redact(_ text: String) -> String { Self.maskSensitiveParameters(in: redactSecrets(text)) }
+
+    /// `text` with every known secret replaced by `***`, and nothing else touched: for data such as result items,
+    /// where a `key=` in a URL is content, not a credential of ours.
+    public func redactSecrets(_ text: String) -> String {
         var result = text
         for pattern in patterns {
             result = pattern.stringByReplacingMatches(
                 in: result, range: NSRange(result.startIndex..., in: result), withTemplate: NSRegularExpression.escapedTemplate(for: Self.mask))
         }
-        return Self.maskSensitiveParameters(in: result)
+        return result
     }
+
+    /// Whether this redactor knows any secret (with none, ``redactSecrets(_:)`` changes nothing).
+    public var hasSecrets: Bool { !secrets.isEmpty }
 
     /// `body` with every secret replaced by `***`: as text when it is UTF-8; otherwise byte for byte, so a secret
     /// inside a binary or mis-encoded body (a cassette keeps those as base64) is hidden too.
@@ -74,13 +91,18 @@ public struct Redactor: Sendable, Equatable {
         return redact(value)
     }
 
-    /// A pattern for `secret` in which every character may appear as itself or in any of its encodings, followed
-    /// by the literal base64 forms of the whole value.
+    /// A pattern for `secret`, to be matched in any letter case, in which every character may appear as itself or in
+    /// any of its encodings, followed by the hexadecimal digits of the whole value's bytes.
     static func pattern(matchingEncodingsOf secret: String) -> String {
         var characters = ""
         for scalar in secret.unicodeScalars {
             var forms = [NSRegularExpression.escapedPattern(for: String(scalar))]
-            forms.append(String(scalar).utf8.map { "%" + hexPattern(UInt32($0), digits: 2) }.joined())
+            let bytes = Array(String(scalar).utf8)
+            forms.append(bytes.map { "%" + hexPattern(UInt32($0), digits: 2) }.joined())
+            forms.append(bytes.map { "%25" + hexPattern(UInt32($0), digits: 2) }.joined())
+            forms.append("&#0*\(scalar.value);?")
+            forms.append("&#x0*\(String(scalar.value, radix: 16));?")
+            if let name = htmlNames[scalar] { forms.append("&\(name);") }
             if scalar == " " { forms.append("\\+") }
             switch scalar {
             case "/": forms.append("\\\\/")
@@ -91,15 +113,39 @@ public struct Redactor: Sendable, Equatable {
             forms.append(String(scalar).utf16.map { "\\\\u" + hexPattern(UInt32($0), digits: 4) }.joined())
             characters += "(?:" + forms.joined(separator: "|") + ")"
         }
-        let data = Data(secret.utf8)
-        let standard = data.base64EncodedString()
-        let unpadded = standard.replacingOccurrences(of: "=", with: "")
-        let urlSafe = unpadded.replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-        // Longest first: a padded form must win over its own unpadded prefix.
-        let base64 = [standard, unpadded, urlSafe].reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }
-            .map(NSRegularExpression.escapedPattern(for:))
-        return ([characters] + base64).joined(separator: "|")
+        let hex = secret.utf8.map { String($0, radix: 16).count == 1 ? "0" + String($0, radix: 16) : String($0, radix: 16) }.joined()
+        return characters + "|" + hex
     }
+
+    /// The base64 forms of `secret`, standard and URL-safe: of the whole value (with or without padding), and the
+    /// run of characters that only its bytes decide when it sits at any offset inside a longer value (`Bearer …`,
+    /// `user:…`), whatever comes before and after it; runs shorter than six characters (a credential of four bytes
+    /// at some offsets) are left out, as they would match ordinary base64.
+    static func base64Pattern(of secret: String) -> String {
+        let bytes = Array(secret.utf8)
+        let standard = Data(bytes).base64EncodedString()
+        var forms = [standard, standard.replacingOccurrences(of: "=", with: "")]
+        for offset in 0..<3 {
+            // With `offset` bytes before it in its group of three, output characters first..<last are decided by
+            // the secret's bits alone: those whose six bits lie entirely inside them.
+            let encoded = Array(Data(Array(repeating: 0, count: offset) + bytes).base64EncodedString())
+            let first = (8 * offset + 5) / 6
+            let last = (8 * (offset + bytes.count)) / 6
+            if last - first >= 6 { forms.append(String(encoded[first..<last])) }
+        }
+        forms += forms.map { $0.replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_") }
+        // Longest first: a padded form must win over its own unpadded prefix.
+        let unique = forms.reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }.sorted { $0.count > $1.count }
+        return unique.map(NSRegularExpression.escapedPattern(for:)).joined(separator: "|")
+    }
+
+    /// HTML's named references for the ASCII punctuation a credential may hold (HTML 5's table; `&tilde;` is not `~`).
+    private static let htmlNames: [Unicode.Scalar: String] = [
+        "!": "excl", "\"": "quot", "#": "num", "$": "dollar", "%": "percnt", "&": "amp", "'": "apos", "(": "lpar",
+        ")": "rpar", "*": "ast", "+": "plus", ",": "comma", ".": "period", "/": "sol", ":": "colon", ";": "semi",
+        "<": "lt", "=": "equals", ">": "gt", "?": "quest", "@": "commat", "[": "lsqb", "\\": "bsol", "]": "rsqb",
+        "^": "Hat", "_": "lowbar", "`": "grave", "{": "lcub", "|": "verbar", "}": "rcub",
+    ]
 
     /// `value` as hexadecimal digits where each letter matches either case, e.g. `2[fF]`.
     private static func hexPattern(_ value: UInt32, digits: Int) -> String {
@@ -138,4 +184,38 @@ extension CharacterSet {
         set.remove(charactersIn: "&=+?#;")
         return set
     }()
+}
+
+extension Redactor {
+    /// `item` with every known secret in its text masked: a server may echo a credential into a successful answer,
+    /// and items reach every output (text, JSON, CSV, compare, the SQL and serve layers) as `--raw` bodies do.
+    public func redactSecrets(in item: Item) -> Item {
+        guard hasSecrets else { return item }
+        var item = item
+        item.id = redactSecrets(item.id)
+        item.title = redactSecrets(item.title)
+        item.subtitle = item.subtitle.map(redactSecrets)
+        item.summary = item.summary.map(redactSecrets)
+        item.url = item.url.map(redactSecrets)
+        item.imageUrl = item.imageUrl.map(redactSecrets)
+        item.author = item.author.map(redactSecrets)
+        if var location = item.location {
+            location.city = location.city.map(redactSecrets)
+            location.country = location.country.map(redactSecrets)
+            item.location = location
+        }
+        item.tags = item.tags.map(redactSecrets)
+        item.extra = JSONObject(item.extra.members.map { JSONObject.Member(redactSecrets($0.key), redactSecrets(in: $0.value)) })
+        return item
+    }
+
+    /// `value` with every known secret masked in its strings and keys.
+    public func redactSecrets(in value: JSONValue) -> JSONValue {
+        switch value {
+        case .string(let text): return .string(redactSecrets(text))
+        case .array(let elements): return .array(elements.map { redactSecrets(in: $0) })
+        case .object(let object): return .object(JSONObject(object.members.map { JSONObject.Member(redactSecrets($0.key), redactSecrets(in: $0.value)) }))
+        case .number, .bool, .null: return value
+        }
+    }
 }

@@ -163,6 +163,8 @@ public struct RedirectMiddleware: FetchMiddleware {
         var visited: Set<String> = []
         for _ in 0...limit {
             try Self.checkScheme(hop.url, allowHTTP: allowHTTP)
+            // Every hop, the first one too: a provider's next link may point at another origin as a redirect may.
+            hop.url = try scope.permitted(hop.url, credential: exchange.credential, redactor: exchange.redactor)
             guard visited.insert(hop.method + " " + hop.url.absoluteString).inserted else {
                 throw AggregateError(.http, "the server redirected in a loop (back to \(exchange.redactor.redact(hop.url.absoluteString)))")
             }
@@ -183,8 +185,13 @@ public struct RedirectMiddleware: FetchMiddleware {
                 hop.body = nil
                 hop.headers["Content-Type"] = nil
             }
-            // Leaving the provider's origin: no credential is attached there, and none may ride along in the query.
-            hop.url = scope.contains(target) ? target : scope.stripped(target, credential: exchange.credential, redactor: exchange.redactor)
+            if target.user != nil || target.password != nil {
+                throw AggregateError(
+                    .http, "the server redirected to a URL that names a user or password (\(target.host ?? "?")); refused, since they would be sent as credentials")
+            }
+            // Leaving the provider's origin: no credential is attached there, and none may ride along (`permitted`, at
+            // the top of the loop, strips or refuses it).
+            hop.url = target
         }
         throw AggregateError(.http, "too many redirects (more than \(limit))")
     }
