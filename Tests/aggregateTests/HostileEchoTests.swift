@@ -155,10 +155,11 @@ struct HostileEchoProvider: Provider, SandboxProviding {
         forwarded.body = Data(swap(String(decoding: request.body, as: UTF8.self)).utf8)
         let answer = SandboxRouter(catalog: emulators).respond(to: forwarded, serverURL: context.baseURL, store: nil).response
         guard answer.status == 200, let json = try? JSONParser().parse(answer.body) else { return answer }
+        let placeholder = "HOSTILE-ECHO-PLACEHOLDER"
         let titled: Set<String> = ["title", "name", "full_name", "overview", "text", "full_text", "description", "story_title", "use", "summary"]
         func inject(_ value: JSONValue, key: String?) -> JSONValue {
             switch value {
-            case .string(let text) where key.map(titled.contains) == true: return .string(text + " " + echo)
+            case .string(let text) where key.map(titled.contains) == true: return .string(text + " " + placeholder)
             case .array(let elements): return .array(elements.map { inject($0, key: nil) })
             case .object(let object): return .object(JSONObject(object.members.map { JSONObject.Member($0.key, inject($0.value, key: $0.key)) }))
             default: return value
@@ -166,7 +167,9 @@ struct HostileEchoProvider: Provider, SandboxProviding {
         }
         var headers = answer.headers
         headers["ETag"] = nil
-        return SandboxResponse(status: 200, headers: headers, body: Data(JSONWriter().string(inject(json, key: nil)).utf8))
+        // The echo goes into the JSON text as it is, so its escapes are the wire's (`\/` is a JSON escape there).
+        let body = JSONWriter().string(inject(json, key: nil)).replacingOccurrences(of: placeholder, with: echo)
+        return SandboxResponse(status: 200, headers: headers, body: Data(body.utf8))
     }
 
     /// A JSON-looking error body written as text, so the echo's escapes survive as sent.
@@ -235,6 +238,25 @@ struct HostileEchoProvider: Provider, SandboxProviding {
                     Issue.record("\(context): \(leak) reached the output:\n\(output.stderr)")
                 }
                 #expect(LeakLog.shared.leaks(of: marker).isEmpty, "\(context): the other host received \(LeakLog.shared.leaks(of: marker))")
+                if mode == "item", format == "text" {
+                    // The files a run writes: the disk cache (the binary's, live) and a cassette (`--record`).
+                    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("hostile-files-\(UUID().uuidString)")
+                    defer { try? FileManager.default.removeItem(at: folder) }
+                    var files = environment
+                    files["XDG_CACHE_HOME"] = folder.appendingPathComponent("cache").path
+                    let cached = try Binary.run(credential.arguments + ["--timeout", "5"], environment: files)
+                    let recorded = try Binary.run(credential.arguments + ["--timeout", "5", "--record", folder.appendingPathComponent("cassette").path], environment: files)
+                    #expect(cached.status == 0 && recorded.status == 0, "\(context): \(cached.stderr)\(recorded.stderr)")
+                    #expect(FileManager.default.fileExists(atPath: folder.appendingPathComponent("cassette/cassette.json").path), "\(context)")
+                    let written = (FileManager.default.enumerator(at: folder, includingPropertiesForKeys: nil)?.allObjects as? [URL]) ?? []
+                    #expect(!written.isEmpty, "\(context)")
+                    for url in written {
+                        guard let data = FileManager.default.contents(atPath: url.path) else { continue }
+                        if let leak = MarkerForms.leaks(marker, core: core, in: String(decoding: data, as: UTF8.self) + cached.stdout + recorded.stdout) {
+                            Issue.record("\(context): \(leak) reached \(url.lastPathComponent)")
+                        }
+                    }
+                }
                 // The hostile handler itself must have answered: the test would prove nothing otherwise.
                 #expect(!LeakLog.shared.leaks(of: marker + "#answered").isEmpty, "\(context): the hostile server was never asked")
                 }
