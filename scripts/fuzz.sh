@@ -2,7 +2,7 @@
 # Builds and runs the libFuzzer harnesses in Fuzz/ (see Fuzz/README.md).
 #
 # Usage: scripts/fuzz.sh [TARGET|all] [SECONDS]     (default: all targets, 60 s each)
-# Targets: json jsonpath fault-spec request-reader cli-args normalizers ratelimit-headers redactor
+# Targets: json jsonpath fault-spec request-reader cli-args normalizers ratelimit-headers redactor sandbox-routes
 #
 # Each harness is compiled with `swiftc -sanitize=fuzzer` together with the sources it exercises (one module, the
 # package's own `import Aggregate...` lines dropped), then run for SECONDS from its seed corpus. A crash stops the
@@ -11,7 +11,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 target="${1:-all}"
 seconds="${2:-60}"
-all_targets=(json jsonpath fault-spec request-reader cli-args normalizers ratelimit-headers redactor)
+all_targets=(json jsonpath fault-spec request-reader cli-args normalizers ratelimit-headers redactor sandbox-routes)
 
 # Swift's crash handler can hang under the fuzzer; libFuzzer reports crashes itself.
 export SWIFT_BACKTRACE=enable=no
@@ -26,6 +26,9 @@ sources_for() {
         fault-spec|request-reader) echo "${core[@]}" $(ls Sources/AggregateSandbox/*.swift | grep -v AllSandboxes.swift) ;;
         cli-args|ratelimit-headers) echo "${core[@]}" ;;
         normalizers) echo "${core[@]}" Providers/*/*.swift Sources/AggregateProviders/*.swift ;;
+        # Every emulator (with its generated sample data), the definitions' generic emulator and their embedded samples.
+        sandbox-routes) echo "${core[@]}" Providers/*/*.swift $(find Providers/*/Sandbox Sources/AggregateProviders \
+            Sources/AggregateSandbox -name '*.swift' | sort) ;;
         *) echo "unknown fuzz target '$1'; targets: ${all_targets[*]}" >&2; exit 64 ;;
     esac
 }
@@ -39,7 +42,7 @@ build() {
     for file in $(sources_for "$name"); do
         index=$((index + 1))
         # One module: the package's own module imports are dropped (`public import` becomes internal visibility).
-        sed -E '/^(public |package |internal |@testable )?import (Aggregate[A-Za-z]+|[A-Za-z]+Provider)$/d' \
+        sed -E '/^(public |package |internal |@testable )?import (Aggregate[A-Za-z]+|[A-Za-z]+Provider|[A-Za-z]+Sandbox)$/d' \
             "$file" > "$source_dir/$index-$(basename "$file")"
     done
     cp "Fuzz/$name/harness.swift" "$source_dir/harness.swift"

@@ -6,10 +6,14 @@ import Glibc
 private let streamSocketType = Int32(SOCK_STREAM.rawValue)
 // Linux has no per-socket SIGPIPE switch, so every send asks for no signal instead.
 private let sendFlags = Int32(MSG_NOSIGNAL)
+/// `POLLRDHUP` (not exported to Swift): the peer ended its side, reported without waking for data it sent.
+private let peerHangUpEvent: Int16 = 0x2000
 #elseif canImport(Darwin)
 import Darwin
 private let streamSocketType = SOCK_STREAM
 private let sendFlags: Int32 = 0
+/// Darwin has no `POLLRDHUP`: readability is polled and a peek tells end of stream from data.
+private let peerHangUpEvent = Int16(POLLIN)
 #endif
 
 /// Thin wrappers over the POSIX socket calls the server needs; every function retries `EINTR`.
@@ -124,6 +128,53 @@ enum POSIXSocket {
         data.withUnsafeBytes { sendAll(descriptor, $0) }
     }
 
+    /// The size of the pieces a response is sent in; each must be taken by the client within the stall timeout.
+    static let sendPiece = 64 << 10
+
+    /// Sends every byte, one piece of at most ``sendPiece`` bytes at a time, each of which the client must take
+    /// within `stallTimeout`: a client that stops reading (or reads a trickle) ends the response instead of holding
+    /// its connection slot, and so does a peer that is gone or a server that is stopping. False in each of those cases.
+    static func sendAll(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer, stallTimeout: TimeInterval, wake: WakeSignal) -> Bool {
+        guard var pointer = bytes.baseAddress else { return true }
+        var remaining = bytes.count
+        while remaining > 0 {
+            let piece = min(remaining, sendPiece)
+            let deadline = Date().addingTimeInterval(stallTimeout)
+            var pieceLeft = piece
+            while pieceLeft > 0 {
+                let left = deadline.timeIntervalSinceNow
+                guard left > 0 else { return false }
+                var descriptors = [
+                    pollfd(fd: wake.readDescriptor, events: Int16(POLLIN), revents: 0),
+                    pollfd(fd: descriptor, events: Int16(POLLOUT), revents: 0),
+                ]
+                let result = poll(&descriptors, 2, Int32(min(left * 1000, Double(Int32.max)).rounded(.up)))
+                if result < 0 {
+                    if errno == EINTR { continue }
+                    return false
+                }
+                if result == 0 { continue }
+                if descriptors[0].revents != 0 { return false }
+                if descriptors[1].revents & Int16(POLLERR | POLLHUP | POLLNVAL) != 0 { return false }
+                guard descriptors[1].revents & Int16(POLLOUT) != 0 else { continue }
+                let sent = send(descriptor, pointer, pieceLeft, sendFlags | Int32(MSG_DONTWAIT))
+                if sent < 0 {
+                    if errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK { continue }
+                    return false
+                }
+                pointer += sent
+                pieceLeft -= sent
+            }
+            remaining -= piece
+        }
+        return true
+    }
+
+    /// ``sendAll(_:_:stallTimeout:wake:)`` for `data`.
+    static func sendAll(_ descriptor: Int32, _ data: Data, stallTimeout: TimeInterval, wake: WakeSignal) -> Bool {
+        data.withUnsafeBytes { sendAll(descriptor, $0, stallTimeout: stallTimeout, wake: wake) }
+    }
+
     /// Sends without waiting; for the short refusal written from the accept loop.
     static func sendNow(_ descriptor: Int32, _ data: Data) {
         _ = data.withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, sendFlags | Int32(MSG_DONTWAIT)) }
@@ -193,6 +244,46 @@ enum POSIXSocket {
             if result == 0 { continue }
             if descriptors[0].revents != 0 { return .stopped }
             if descriptors.count > 1, descriptors[1].revents != 0 { return .readable }
+        }
+    }
+
+    /// How a wait for an answer's delay ended.
+    enum DelayEnd {
+        case elapsed
+        /// The client closed its side (or the connection broke): nobody is waiting for the answer any more.
+        case clientLeft
+        case stopped
+    }
+
+    /// Waits `seconds` before answering on `descriptor`, watching it for the client hanging up, so a delay nobody
+    /// waits for any more ends at once and frees its slot. A client that sends its next request early is still
+    /// waited for (on Linux the data does not wake the poll; elsewhere it is peeked at and left for the reader).
+    static func delay(_ seconds: TimeInterval, on descriptor: Int32, wake: WakeSignal) -> DelayEnd {
+        guard seconds > 0 else { return .elapsed }
+        let deadline = Date().addingTimeInterval(seconds)
+        var watchSocket = true
+        while true {
+            let remaining = deadline.timeIntervalSinceNow
+            if remaining <= 0 { return .elapsed }
+            // Without POLLRDHUP, pending data would make the socket readable at once: then look again every 50 ms.
+            let slice = watchSocket ? remaining : min(remaining, 0.05)
+            var descriptors = [pollfd(fd: wake.readDescriptor, events: Int16(POLLIN), revents: 0)]
+            if watchSocket { descriptors.append(pollfd(fd: descriptor, events: peerHangUpEvent, revents: 0)) }
+            let result = poll(&descriptors, nfds_t(descriptors.count), Int32(min(slice * 1000, Double(Int32.max)).rounded(.up)))
+            if result < 0 {
+                if errno == EINTR { continue }
+                return .stopped
+            }
+            if descriptors[0].revents != 0 { return .stopped }
+            watchSocket = true
+            guard descriptors.count > 1, descriptors[1].revents != 0 else { continue }
+            if descriptors[1].revents & Int16(POLLERR | POLLHUP | POLLNVAL) != 0 { return .clientLeft }
+            var byte: UInt8 = 0
+            let peeked = recv(descriptor, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT))
+            if peeked == 0 { return .clientLeft }
+            if peeked < 0, errno != EAGAIN, errno != EWOULDBLOCK, errno != EINTR { return .clientLeft }
+            // Data of a next request: not a hang-up, and not ours to read here.
+            watchSocket = peeked < 0
         }
     }
 

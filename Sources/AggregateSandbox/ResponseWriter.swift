@@ -91,10 +91,13 @@ enum ResponseWriter {
     /// Header fields the server always sets itself, whatever a route put in its response.
     private static let managedHeaders: Set<String> = ["content-length", "transfer-encoding", "connection", "date", "server", "keep-alive"]
 
-    /// Writes `response` and returns how many body bytes went out, or `nil` when the client went away.
+    /// Writes `response` and returns how many body bytes went out, or `nil` when the client went away, stopped
+    /// taking bytes (no piece of 64 KiB taken within `stallTimeout`) or the server is stopping (`wake`).
     static func write(
-        _ response: OutgoingResponse, to descriptor: Int32, keepAlive: Bool, date: Date, headOnly: Bool
+        _ response: OutgoingResponse, to descriptor: Int32, keepAlive: Bool, date: Date, headOnly: Bool,
+        stallTimeout: TimeInterval, wake: WakeSignal
     ) -> Int? {
+        let send = { (bytes: UnsafeRawBufferPointer) in POSIXSocket.sendAll(descriptor, bytes, stallTimeout: stallTimeout, wake: wake) }
         var head = "HTTP/1.1 \(response.status) \(HTTPStatus.reason(response.status))\r\n"
         for field in response.headers where !managedHeaders.contains(field.name.lowercased()) {
             head += "\(clean(field.name)): \(clean(field.value))\r\n"
@@ -110,10 +113,10 @@ enum ResponseWriter {
             // One send for head and body keeps small responses in one packet.
             var packet = Data(head.utf8)
             packet.append(data.prefix(limit))
-            return POSIXSocket.sendAll(descriptor, packet) ? limit : nil
+            return packet.withUnsafeBytes(send) ? limit : nil
         case .generated(let body):
-            guard POSIXSocket.sendAll(descriptor, Data(head.utf8)) else { return nil }
-            return body.write(limit: limit) { POSIXSocket.sendAll(descriptor, $0) } ? limit : nil
+            guard Data(head.utf8).withUnsafeBytes(send) else { return nil }
+            return body.write(limit: limit, send) ? limit : nil
         }
     }
 

@@ -19,6 +19,7 @@ public final class SandboxServer: Sendable {
     private let handler: RequestHandler
     private let lifecycle: Guarded<Lifecycle>
     private let handled = Guarded(0)
+    private let delays: DelayBudget
 
     /// What the server knows about one open connection, to choose which to close when all slots are taken.
     private struct Connection {
@@ -44,6 +45,7 @@ public final class SandboxServer: Sendable {
         self.configuration = configuration
         self.handler = RequestHandler(catalog: catalog, configuration: configuration)
         self.lifecycle = Guarded(Lifecycle(port: configuration.port))
+        self.delays = DelayBudget(perConnection: configuration.maximumDelayPerConnection, total: configuration.maximumPendingDelay)
     }
 
     /// The bound port once started (the configured one before).
@@ -233,6 +235,8 @@ public final class SandboxServer: Sendable {
             sendContinue: { ResponseWriter.writeContinue(to: descriptor) })
 
         var first = true
+        // The injected delay this connection has waited through, against the per-connection cap.
+        var delayed: TimeInterval = 0
         while true {
             if !first { setWaiting(descriptor, true) }
             first = false
@@ -244,11 +248,11 @@ public final class SandboxServer: Sendable {
             case .rejected(let rejection):
                 handled.withLock { $0 += 1 }
                 // The rest of the stream cannot be trusted to be framed, so the connection ends here.
-                refuse(rejection, on: descriptor, peer: peer, started: ProcessInfo.processInfo.systemUptime)
+                refuse(rejection, on: descriptor, peer: peer, started: ProcessInfo.processInfo.systemUptime, wake: wake)
                 return
             case .request(let request):
                 handled.withLock { $0 += 1 }
-                guard answer(request, on: descriptor, peer: peer, wake: wake) else { return }
+                guard answer(request, on: descriptor, peer: peer, wake: wake, delayed: &delayed) else { return }
             }
         }
     }
@@ -260,20 +264,35 @@ public final class SandboxServer: Sendable {
     }
 
     /// Answers one request; returns whether the connection may carry another.
-    private func answer(_ request: ReceivedRequest, on descriptor: Int32, peer: String, wake: WakeSignal) -> Bool {
+    private func answer(_ request: ReceivedRequest, on descriptor: Int32, peer: String, wake: WakeSignal, delayed: inout TimeInterval) -> Bool {
         let started = ProcessInfo.processInfo.systemUptime
         let chosen: RequestHandler.ChosenFault?
         do {
             chosen = try handler.fault(for: request)
         } catch let rejection as RequestRejection {
             // The body was read, so the stream is still framed and the connection can go on.
-            return refuse(rejection, on: descriptor, peer: peer, started: started, keepAlive: request.keepAlive)
+            return refuse(rejection, on: descriptor, peer: peer, started: started, keepAlive: request.keepAlive, wake: wake)
         } catch {
             return false
         }
 
-        let wait = (chosen?.fault.delay ?? 0) + configuration.latency
-        guard POSIXSocket.sleep(wait, wake: wake) else { return false }
+        let injected = chosen?.fault.delay ?? 0
+        if injected > 0 {
+            if let overCap = delays.reserve(injected, used: delayed) {
+                let rejection = RequestRejection(status: 400, message: overCap, target: request.target, method: request.method)
+                return refuse(rejection, on: descriptor, peer: peer, started: started, keepAlive: request.keepAlive, wake: wake)
+            }
+            delayed += injected
+        }
+        let waited = POSIXSocket.delay(injected + configuration.latency, on: descriptor, wake: wake)
+        if injected > 0 { delays.release(injected) }
+        switch waited {
+        case .elapsed: break
+        case .stopped: return false
+        case .clientLeft:
+            log(peer: peer, request: request, outcome: "abandoned: the client left during the delay", started: started, provider: nil, fault: chosen)
+            return false
+        }
 
         let now = configuration.now()
         let serverURL = handler.serverURL(for: request, fallback: baseURL)
@@ -281,7 +300,7 @@ public final class SandboxServer: Sendable {
         do {
             answer = try handler.respond(to: request, fault: chosen?.fault, serverURL: serverURL, now: now)
         } catch let rejection as RequestRejection {
-            return refuse(rejection, on: descriptor, peer: peer, started: started, keepAlive: request.keepAlive)
+            return refuse(rejection, on: descriptor, peer: peer, started: started, keepAlive: request.keepAlive, wake: wake)
         } catch {
             return false
         }
@@ -291,18 +310,24 @@ public final class SandboxServer: Sendable {
             return false
         }
         let keepAlive = request.keepAlive && !response.truncate && !isStopping
-        let sent = ResponseWriter.write(response, to: descriptor, keepAlive: keepAlive, date: now, headOnly: request.method == "HEAD")
+        let sent = ResponseWriter.write(
+            response, to: descriptor, keepAlive: keepAlive, date: now, headOnly: request.method == "HEAD",
+            stallTimeout: configuration.sendStallTimeout, wake: wake)
         let outcome = sent.map { RequestHandler.describe(status: response.status, sent: $0, of: request.method == "HEAD" ? 0 : response.body.count) }
-            ?? "\(response.status) not delivered: the client went away"
+            ?? "\(response.status) not delivered: the client went away or stopped reading"
         log(peer: peer, request: request, outcome: outcome, started: started, provider: answer.provider, fault: chosen)
         return sent != nil && keepAlive
     }
 
     @discardableResult
-    private func refuse(_ rejection: RequestRejection, on descriptor: Int32, peer: String, started: TimeInterval, keepAlive: Bool = false) -> Bool {
+    private func refuse(
+        _ rejection: RequestRejection, on descriptor: Int32, peer: String, started: TimeInterval, keepAlive: Bool = false, wake: WakeSignal
+    ) -> Bool {
         let response = OutgoingResponse.error(rejection.status, rejection.message)
         let keepAlive = keepAlive && !isStopping
-        let sent = ResponseWriter.write(response, to: descriptor, keepAlive: keepAlive, date: configuration.now(), headOnly: false)
+        let sent = ResponseWriter.write(
+            response, to: descriptor, keepAlive: keepAlive, date: configuration.now(), headOnly: false,
+            stallTimeout: configuration.sendStallTimeout, wake: wake)
         configuration.log(handler.logLine(
             peer: peer, method: rejection.method, target: rejection.target,
             outcome: "\(rejection.status) \(rejection.message)", milliseconds: elapsed(since: started), provider: nil, fault: nil))

@@ -44,6 +44,15 @@ public struct SandboxServerConfiguration: Sendable {
     /// How long a kept-alive connection may wait for its next request before it is closed quietly.
     /// (At most ``idleTimeout``.)
     public var keepAliveTimeout: TimeInterval = 10
+    /// The most injected delay (a fault's `delay=`, from a header or a rule) one connection may wait through,
+    /// summed over its requests; a request that would go past it gets a 400 saying so (docs/sandbox-faults.md).
+    public var maximumDelayPerConnection: TimeInterval = 120
+    /// The most injected delay pending across all connections at once; a request that would go past it gets a 400
+    /// saying so, so delayed requests cannot take every connection slot for long.
+    public var maximumPendingDelay: TimeInterval = 900
+    /// How long a client may take to accept each 64 KiB piece of a response (a minimum read rate) before the
+    /// sandbox gives up on it and closes the connection, so clients that stop reading cannot hold every slot.
+    public var sendStallTimeout: TimeInterval = 10
     /// The largest request body accepted; larger ones get 413.
     public var maximumBodyBytes: Int
     /// The most connections served at once, so a flood cannot exhaust threads. When all are taken, a new
@@ -97,9 +106,9 @@ public struct SandboxServerConfiguration: Sendable {
         guard latency >= 0, latency.isFinite else {
             throw AggregateError(.usage, "--latency must be zero or more seconds, not \(latency)")
         }
-        let timeouts = [idleTimeout, headTimeout, keepAliveTimeout]
+        let timeouts = [idleTimeout, headTimeout, keepAliveTimeout, sendStallTimeout, maximumDelayPerConnection, maximumPendingDelay]
         guard timeouts.allSatisfy({ $0 > 0 && $0.isFinite }), maximumBodyBytes >= 0, maximumConnections > 0 else {
-            throw AggregateError(.usage, "the sandbox's timeouts, body limit and connection limit must be positive")
+            throw AggregateError(.usage, "the sandbox's timeouts, delay caps, body limit and connection limit must be positive")
         }
     }
 }

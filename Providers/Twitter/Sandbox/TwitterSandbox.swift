@@ -253,7 +253,13 @@ public enum TwitterSandbox: RoutedSandbox {
                 value: id, parameter: "id", detail: "Sorry, you are not authorized to see the user with id: [\(id)].",
                 title: "Authorization Error", type: "not-authorized-for-resource", section: "data")
         }
-        let timeline = timeline(userID: id).filter(filter.admits)
+        let posts = timeline(userID: id)
+        // The sandbox only hands out tokens that name one of the user's posts; any other token (`7n0`, below the
+        // oldest post) is refused as X refuses a token it did not issue.
+        if let token, !posts.contains(where: { numericID($0) == token.anchor }) {
+            throw invalidRequest("pagination_token", request.queryValue("pagination_token") ?? token.text, "is not valid")
+        }
+        let timeline = posts.filter(filter.admits)
         let window = pageWindow(in: timeline, token: token, size: maxResults ?? 10)
         // As on X, max_results counts posts before replies and retweets are taken out.
         let shown = timeline[window].filter { tweet in
@@ -284,8 +290,11 @@ public enum TwitterSandbox: RoutedSandbox {
         if window.upperBound < timeline.count {
             meta["next_token"] = .string(PageToken(newer: false, anchor: numericID(timeline[window.upperBound])).text)
         }
-        if token != nil, window.lowerBound > 0 {
-            meta["previous_token"] = .string(PageToken(newer: true, anchor: numericID(timeline[window.lowerBound])).text)
+        if let token, window.lowerBound > 0 {
+            // A filter can leave the anchor below every post shown (the window is then empty, at the end): the
+            // page before it is the one above the token's own anchor.
+            let anchor = window.lowerBound < timeline.count ? numericID(timeline[window.lowerBound]) : token.anchor
+            meta["previous_token"] = .string(PageToken(newer: true, anchor: anchor).text)
         }
         body["meta"] = .object(meta)
         return .json(.object(body))

@@ -58,6 +58,34 @@ import Testing
         #expect(second.count == 5 && !second.contains("1991067978064694243"))
     }
 
+    /// Issue 27: `pagination_token=7n0` (any `7n<base36>` below the oldest post) trapped with an index out of range.
+    @Test func aTokenTheSandboxNeverIssuedIsX400() throws {
+        for token in ["7n0", "7p0", "7n1", "7nzzzzzzzzzzzz", "7p3w5e11264sgsf"] {
+            let path = "/2/users/11348282/tweets?pagination_token=\(token)"
+            #expect(try rejectedParameter(path) == "pagination_token", "\(token)")
+            let body = try route.json(route.get(path))
+            #expect(body["errors"]?[0]?["message"] == .string("The `pagination_token` query parameter value [\(token)] is not valid"))
+            #expect(body["errors"]?[0]?["parameters"]?["pagination_token"] == [.string(token)])
+        }
+    }
+
+    /// A token issued without a filter, used with one that leaves its anchor below every post: an empty page
+    /// (this trapped too), whose previous_token leads back to the posts above the anchor.
+    @Test func aTokenBelowTheFilteredPostsIsAnEmptyPage() throws {
+        var token = try #require(try route.json(route.get(orbital + "?max_results=5"))["meta"]?["next_token"]?.string)
+        for _ in 0..<10 {
+            guard let next = try route.json(route.get(orbital + "?max_results=5&pagination_token=\(token)"))["meta"]?["next_token"]?.string
+            else { break }
+            token = next
+        }
+        let newest = "start_time=2025-11-27T22:08:39%2B01:00"
+        let page = try route.json(route.get(orbital + "?max_results=5&\(newest)&pagination_token=\(token)"))
+        #expect(page["data"] == nil)
+        #expect(page["meta"]?["result_count"] == 0)
+        let previous = try #require(page["meta"]?["previous_token"]?.string)
+        #expect(try ids(orbital + "?max_results=5&\(newest)&pagination_token=\(previous)") == ["1994521682231368563", "1994151406409104487"])
+    }
+
     @Test func idsMustMatchTheDocumentsPattern() throws {
         for bad in ["12ab", "12345678901234567890", "-5", ""] {
             #expect(try rejectedParameter(orbital + "?since_id=\(bad)") == "since_id", "\(bad)")
