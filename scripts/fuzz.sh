@@ -2,7 +2,7 @@
 # Builds and runs the libFuzzer harnesses in Fuzz/ (see Fuzz/README.md).
 #
 # Usage: scripts/fuzz.sh [TARGET|all] [SECONDS]     (default: all targets, 60 s each)
-# Targets: json jsonpath fault-spec request-reader cli-args normalizers
+# Targets: json jsonpath fault-spec request-reader cli-args normalizers config-edit
 #
 # Each harness is compiled with `swiftc -sanitize=fuzzer` together with the sources it exercises (one module, the
 # package's own `import Aggregate...` lines dropped), then run for SECONDS from its seed corpus. A crash stops the
@@ -11,7 +11,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 target="${1:-all}"
 seconds="${2:-60}"
-all_targets=(json jsonpath fault-spec request-reader cli-args normalizers)
+all_targets=(json jsonpath fault-spec request-reader cli-args normalizers config-edit)
 
 # Swift's crash handler can hang under the fuzzer; libFuzzer reports crashes itself.
 export SWIFT_BACKTRACE=enable=no
@@ -26,6 +26,9 @@ sources_for() {
         fault-spec|request-reader) echo "${core[@]}" $(ls Sources/AggregateSandbox/*.swift | grep -v AllSandboxes.swift) ;;
         cli-args) echo "${core[@]}" ;;
         normalizers) echo "${core[@]}" Providers/*/*.swift Sources/AggregateProviders/*.swift ;;
+        # The executable's config file and editing, with the providers its checks name.
+        config-edit) echo "${core[@]}" Providers/*/*.swift Sources/AggregateProviders/*.swift \
+            Sources/aggregate/{ConfigFile,ConfigEditing,CommonOptions,CacheChoice,RunTools,EffectiveSettings}.swift ;;
         *) echo "unknown fuzz target '$1'; targets: ${all_targets[*]}" >&2; exit 64 ;;
     esac
 }
