@@ -76,3 +76,10 @@ enum ConfigEditFuzz {
         precondition(!error.message.contains("\n"), "an error is one line: \(error.message.prefix(200))")
     }
 }
+
+/// The command's context, as far as `EffectiveSettings` (compiled in for `SettingOrigin`, which `CommonOptions` names)
+/// reads it; the harness never makes one.
+struct Context: Sendable {
+    var environment: [String: String]
+    var registry: ProviderRegistry
+}
