@@ -8,7 +8,7 @@ import Foundation
 public func fuzzConfigEdit(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     guard size > 0 else { return 0 }
     let fields = UnsafeBufferPointer(start: data + 1, count: size - 1).split(separator: 0, maxSplits: 2, omittingEmptySubsequences: false)
-    let documentBytes = Data(fields.first ?? [])
+    let documentBytes = fields.first.map { Data($0) } ?? Data()
     let keyText = fields.count > 1 ? String(decoding: fields[1], as: UTF8.self) : ""
     let valueText = fields.count > 2 ? String(decoding: fields[2], as: UTF8.self) : ""
     let url = URL(fileURLWithPath: "/fuzz/aggregate/config.json")
