@@ -2,7 +2,7 @@
 # Builds and runs the libFuzzer harnesses in Fuzz/ (see Fuzz/README.md).
 #
 # Usage: scripts/fuzz.sh [TARGET|all] [SECONDS]     (default: all targets, 60 s each)
-# Targets: json jsonpath fault-spec request-reader cli-args normalizers ratelimit-headers redactor sandbox-routes
+# Targets: json jsonpath fault-spec request-reader cli-args normalizers ratelimit-headers redactor sandbox-routes config-edit
 #
 # Each harness is compiled with `swiftc -sanitize=fuzzer` together with the sources it exercises (one module, the
 # package's own `import Aggregate...` lines dropped), then run for SECONDS from its seed corpus. A crash stops the
@@ -11,7 +11,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 target="${1:-all}"
 seconds="${2:-60}"
-all_targets=(json jsonpath fault-spec request-reader cli-args normalizers ratelimit-headers redactor sandbox-routes)
+all_targets=(json jsonpath fault-spec request-reader cli-args normalizers ratelimit-headers redactor sandbox-routes config-edit)
 
 # Swift's crash handler can hang under the fuzzer; libFuzzer reports crashes itself.
 export SWIFT_BACKTRACE=enable=no
@@ -29,6 +29,9 @@ sources_for() {
         # Every emulator (with its generated sample data), the definitions' generic emulator and their embedded samples.
         sandbox-routes) echo "${core[@]}" Providers/*/*.swift $(find Providers/*/Sandbox Sources/AggregateProviders \
             Sources/AggregateSandbox -name '*.swift' | sort) ;;
+        # The executable's config file and editing, with the providers its checks name.
+        config-edit) echo "${core[@]}" Providers/*/*.swift Sources/AggregateProviders/*.swift \
+            Sources/aggregate/{ConfigFile,ConfigEditing,CommonOptions,CacheChoice,RunTools,EffectiveSettings}.swift ;;
         *) echo "unknown fuzz target '$1'; targets: ${all_targets[*]}" >&2; exit 64 ;;
     esac
 }

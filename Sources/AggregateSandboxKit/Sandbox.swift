@@ -235,10 +235,7 @@ public final class SandboxStore: Sendable {
         lock.lock()
         defer { lock.unlock() }
         let fileLock = try lockFile(for: name)
-        defer {
-            flock(fileLock, LOCK_UN)
-            close(fileLock)
-        }
+        defer { FileLock.release(fileLock) }
         removeAbandonedTemporaryFiles(of: name)
         var document = try load(name)
         let result = try body(&document)
@@ -255,23 +252,16 @@ public final class SandboxStore: Sendable {
         } catch {
             throw AggregateError(.config, "cannot create the sandbox store directory \(directory.path): \(error.localizedDescription)")
         }
-        let path = directory.appendingPathComponent(".\(name).lock").path
-        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
-        guard descriptor >= 0 else {
-            throw AggregateError(.config, "cannot open the sandbox store lock \(path): \(String(cString: strerror(errno)))")
+        do {
+            return try FileLock.acquire(directory.appendingPathComponent(".\(name).lock").path)
+        } catch {
+            throw AggregateError(.config, "cannot lock the sandbox store \(error.path): \(error.reason)")
         }
-        while flock(descriptor, LOCK_EX) != 0 {
-            guard errno == EINTR else {
-                let reason = String(cString: strerror(errno))
-                close(descriptor)
-                throw AggregateError(.config, "cannot lock the sandbox store \(path): \(reason)")
-            }
-        }
-        return descriptor
     }
 
     /// Deletes temporary files left by a writer that died before its rename (only called under the file lock,
-    /// when no other writer can be using them).
+    /// when no other writer can be using them, so whatever their age or pid; ``FileReplacement`` removes the
+    /// other documents' abandoned ones on each save).
     private func removeAbandonedTemporaryFiles(of name: String) {
         let prefix = ".\(name)."
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
@@ -298,33 +288,13 @@ public final class SandboxStore: Sendable {
         }
     }
 
+    /// Replaces the document (0600 from its creation, flushed, abandoned temporaries of a killed writer removed).
     private func save(_ document: JSONValue, as name: String) throws {
         let target = fileURL(name)
-        let temporary = directory.appendingPathComponent(".\(name).\(UUID().uuidString).tmp")
         do {
-            try writeFlushed(JSONWriter(pretty: true).data(document), toNewFile: temporary.path)
+            try FileReplacement.replace(target, with: JSONWriter(pretty: true).data(document), flush: true)
         } catch {
-            _ = unlink(temporary.path)
-            throw error
-        }
-        guard rename(temporary.path, target.path) == 0 else {
-            let reason = String(cString: strerror(errno))
-            _ = unlink(temporary.path)
-            throw AggregateError(.config, "cannot replace \(target.path): \(reason)")
-        }
-        // The rename is durable only once the directory entry is on disk.
-        let folder = open(directory.path, O_RDONLY | O_CLOEXEC)
-        if folder >= 0 {
-            _ = fsync(folder)
-            close(folder)
-        }
-    }
-
-    /// Writes `data` to a file that must not exist yet, and flushes it to disk before returning.
-    private func writeFlushed(_ data: Data, toNewFile path: String) throws {
-        let failure = writeNewFile(data, at: path, mode: 0o644, flush: true)
-        guard failure == 0 else {
-            throw AggregateError(.config, "cannot write \(path): \(String(cString: strerror(failure)))")
+            throw AggregateError(.config, "cannot replace \(target.path): \(error.reason)")
         }
     }
 }

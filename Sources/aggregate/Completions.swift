@@ -101,7 +101,7 @@ struct CompletionModel: Sendable {
             case "normalize": entry.words = registry.names
             case "describe", "help": entry.words = registry.names + (command.name == "help" ? commands.map(\.name) : [])
             case "auth": entry.words = ["status"] + registry.names
-            case "config": entry.words = ["path", "show", "set", "unset"]
+            case "config": entry.words = ["path", "show", "get", "set", "unset"]
             case "cache": entry.words = ["stats", "clear", "path"] + registry.names
             case "limits": entry.words = ["show", "reset"] + registry.names
             case "completions": entry.words = CompletionShell.allCases.map(\.rawValue)

@@ -78,6 +78,11 @@ struct ConfigFile: Sendable {
     ///   or holds a credential value while others may read it.
     static func load(environment: [String: String], registry: ProviderRegistry) throws(AggregateError) -> ConfigFile {
         guard let url = location(environment: environment) else { return ConfigFile(url: URL(fileURLWithPath: "/nonexistent/aggregate/config.json")) }
+        return try load(url, registry: registry)
+    }
+
+    /// Reads and checks the config file at `url`, as ``load(environment:registry:)``.
+    static func load(_ url: URL, registry: ProviderRegistry) throws(AggregateError) -> ConfigFile {
         guard FileManager.default.fileExists(atPath: url.path) else { return ConfigFile(url: url) }
         guard let data = FileManager.default.contents(atPath: url.path) else {
             throw AggregateError(.config, "config: cannot read \(url.path): check its permissions")
@@ -99,6 +104,36 @@ struct ConfigFile: Sendable {
         }
         var reader = ConfigReader(url: url, registry: registry)
         return try reader.read(value)
+    }
+
+    /// Reads, changes and writes back the file at `url` holding an exclusive lock (`.config.json.lock` beside it,
+    /// as the disk cache locks its counts), so runs editing it at the same time do not lose each other's change.
+    /// The result is checked as the file would be read, then replaces the file through a temporary that is 0600
+    /// from its creation (``FileReplacement``, which also removes what a killed run left).
+    /// - Throws: the `change`'s error; `usage` (exit 64) for a result that is not a valid config file; `config`
+    ///   (exit 78) when the file cannot be read, locked or written.
+    static func update(_ url: URL, registry: ProviderRegistry, _ change: (JSONObject) throws(AggregateError) -> JSONObject) throws(AggregateError) {
+        let folder = url.deletingLastPathComponent()
+        do {
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        } catch {
+            throw AggregateError(.config, "config: cannot create the folder \(folder.path): check its parent's permissions")
+        }
+        let lock = folder.appendingPathComponent(".\(url.lastPathComponent).lock").path
+        try FileLock.withLock(lock, failure: { AggregateError(.config, "config: cannot lock \($0.path): \($0.reason)") }) { () throws(AggregateError) in
+            let document = try change(try load(url, registry: registry).document)
+            let text = JSONWriter(pretty: true).string(.object(document)) + "\n"
+            do throws(AggregateError) {
+                _ = try parse(Data(text.utf8), url: url, registry: registry)
+            } catch {
+                throw AggregateError(.usage, error.message)
+            }
+            do throws(FileFailure) {
+                try FileReplacement.replace(url, with: Data(text.utf8), flush: true)
+            } catch {
+                throw AggregateError(.config, "config: cannot write \(url.path): \(error.reason); check the folder's permissions")
+            }
+        }
     }
 
     /// Whether any credential is written in the file itself (which then must be private).

@@ -162,6 +162,29 @@ import Testing
         #expect(try Cassette.load(from: directory) == cassette)
     }
 
+    /// A recording killed while it wrote the cassette left a partial copy beside it that nothing removed; the
+    /// copy and the cassette were made under the umask (0644). Now both are 0600 from their creation and the next
+    /// save removes what a gone writer left (a live writer's temporary and other files stay).
+    @Test func savingIsPrivateAndRemovesWhatAKilledRecordingLeft() throws {
+        let directory = folder()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/true")
+        try process.run()
+        process.waitUntilExit()
+        let abandoned = ".cassette.json.\(process.processIdentifier).0000000000c0ffee.tmp"
+        let live = ".cassette.json.\(getpid()).00000000000000aa.tmp"
+        for name in [abandoned, live, "notes.txt"] {
+            try Data("{\"format\"".utf8).write(to: directory.appendingPathComponent(name))
+        }
+        try Cassette(recordedAt: Date(timeIntervalSince1970: 0)).save(to: directory)
+        let names = try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted()
+        #expect(names == [live, "cassette.json", "notes.txt"].sorted())
+        let mode = try FileManager.default.attributesOfItem(atPath: Cassette.file(in: directory).path)[.posixPermissions] as? Int
+        #expect(mode == 0o600)
+    }
+
     /// The cassette the recorder writes validates against Schemas/cassette.schema.json with a real validator
     /// (Python's jsonschema, as CI's .ci/cassettes.sh uses; skipped where it is not installed).
     @Test(.requires(Self.jsonschema))

@@ -61,7 +61,7 @@ import aggregate
         #expect(home.stdout == "/home/someone/.config/aggregate/config.json\n")
         let missing = try folder.run(["config"])
         #expect(missing.status == 64)
-        #expect(missing.stderr.hasPrefix("Error: missing action: path, show, set or unset\n"))
+        #expect(missing.stderr.hasPrefix("Error: missing action: path, show, get, set or unset\n"))
     }
 
     @Test func setShowAndUnsetEditTheFileAtomicallyAndShowMasksSecrets() throws {
@@ -72,7 +72,7 @@ import aggregate
         let mode = try FileManager.default.attributesOfItem(atPath: folder.file.path)[.posixPermissions] as? Int
         #expect(mode == 0o600)
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: folder.file.deletingLastPathComponent().path)
-        #expect(leftovers == ["config.json"], "no temporary file is left behind")
+        #expect(leftovers.sorted() == [".config.json.lock", "config.json"], "no temporary file is left behind (the lock stays)")
 
         let show = try folder.run(["config", "show"])
         #expect(show.status == 0)

@@ -5,7 +5,8 @@ public import Foundation
 /// The disk cache's files: `<root>/http/<provider>/<key>.entry`, plus a salt and the hit counts.
 ///
 /// - Files are created 0600 and folders 0700; every file is written to a temporary name and renamed into place, so
-///   a reader (in this or another process) sees a whole old entry or a whole new one, never a partial one.
+///   a reader (in this or another process) sees a whole old entry or a whole new one, never a partial one
+///   (``FileReplacement``; the temporaries a killed run left are removed by later writes).
 /// - Two runs writing the same key both write whole entries; the last rename wins.
 /// - The counts and the eviction run under an exclusive `flock` on `<root>/http/.lock`, so concurrent runs neither
 ///   lose counts nor evict at the same time.
@@ -115,11 +116,11 @@ public final class HTTPCacheStore: @unchecked Sendable {
         try ensureFolder(directory)
         try ensureFolder(folder)
         let file = entryURL(provider: provider, key: key)
-        let temporary = try writeTemporary(entry.encoded(), beside: file)
-        guard rename(temporary.path, file.path) == 0 else {
-            let reason = String(cString: strerror(errno))
-            _ = unlink(temporary.path)
-            throw AggregateError(.config, "cannot write the cache entry \(file.path): \(reason)")
+        do {
+            // The eviction below sweeps abandoned temporaries, under the lock.
+            try FileReplacement.replace(file, with: entry.encoded(), removingAbandoned: false)
+        } catch {
+            throw AggregateError(.config, "cannot write the cache entry \(file.path): \(error.reason)")
         }
         try withFileLock { evict() }
     }
@@ -181,10 +182,11 @@ public final class HTTPCacheStore: @unchecked Sendable {
         let object = JSONObject(counts.keys.sorted().map { provider in
             JSONObject.Member(provider, .object(JSONObject(counts[provider]!.keys.sorted().map { JSONObject.Member($0, .int(counts[provider]![$0]!)) })))
         })
-        let temporary = try writeTemporary(JSONWriter(pretty: true).data(.object(object)), beside: countsFile)
-        guard rename(temporary.path, countsFile.path) == 0 else {
-            _ = unlink(temporary.path)
-            throw AggregateError(.config, "cannot write \(countsFile.path): \(String(cString: strerror(errno)))")
+        do {
+            // Also sweeps the top folder's abandoned temporaries (of the counts and the salt).
+            try FileReplacement.replace(countsFile, with: JSONWriter(pretty: true).data(.object(object)))
+        } catch {
+            throw AggregateError(.config, "cannot write \(countsFile.path): \(error.reason)")
         }
     }
 
@@ -281,8 +283,8 @@ public final class HTTPCacheStore: @unchecked Sendable {
                 guard let attributes = try? manager.attributesOfItem(atPath: url.path) else { continue }
                 let modified = attributes[.modificationDate] as? Date ?? .distantPast
                 if name.hasSuffix(".tmp") {
-                    // Left by a run that died between writing and renaming; a live writer renames within moments.
-                    if modified.timeIntervalSinceNow < -600 { _ = unlink(url.path) }
+                    // Left by a run that died between writing and renaming, or a live writer's.
+                    if FileReplacement.isAbandoned(name: name, modified: modified) { _ = unlink(url.path) }
                     continue
                 }
                 guard name.hasSuffix(".entry") else { continue }
@@ -325,13 +327,11 @@ public final class HTTPCacheStore: @unchecked Sendable {
 
     /// Writes `data` to a new 0600 file beside `target` and returns its URL.
     private func writeTemporary(_ data: Data, beside target: URL) throws -> URL {
-        let temporary = target.deletingLastPathComponent().appendingPathComponent(".\(target.lastPathComponent).\(UUID().uuidString).tmp")
-        let failure = writeNewFile(data, at: temporary.path, mode: 0o600, flush: false)
-        guard failure == 0 else {
-            _ = unlink(temporary.path)
-            throw AggregateError(.config, "cannot write in the cache folder \(target.deletingLastPathComponent().path): \(String(cString: strerror(failure)))")
+        do {
+            return try FileReplacement.writeTemporary(data, beside: target)
+        } catch {
+            throw AggregateError(.config, "cannot write in the cache folder \(target.deletingLastPathComponent().path): \(error.reason)")
         }
-        return temporary
     }
 
     /// Runs `body` holding the exclusive lock on `<root>/http/.lock` (in this process and across processes).
@@ -340,15 +340,13 @@ public final class HTTPCacheStore: @unchecked Sendable {
         defer { lock.unlock() }
         try ensureFolder(directory)
         let path = directory.appendingPathComponent(".lock").path
-        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else {
-            throw AggregateError(.config, "cannot open the cache lock \(path): \(String(cString: strerror(errno)))")
+        let descriptor: Int32
+        do {
+            descriptor = try FileLock.acquire(path)
+        } catch {
+            throw AggregateError(.config, "cannot lock the cache \(path): \(error.reason)")
         }
-        defer { close(descriptor) }
-        while flock(descriptor, LOCK_EX) != 0 {
-            guard errno == EINTR else { throw AggregateError(.config, "cannot lock the cache \(path): \(String(cString: strerror(errno)))") }
-        }
-        defer { flock(descriptor, LOCK_UN) }
+        defer { FileLock.release(descriptor) }
         return try body()
     }
 }

@@ -1,3 +1,4 @@
+import AggregateCore
 public import AggregateJSON
 import AggregateCore
 public import Foundation
@@ -205,24 +206,13 @@ public final class RateLimitStore: @unchecked Sendable {
 
     private static func openLocked(directory: URL, name: String) -> Int32? {
         try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        let descriptor = open(directory.appendingPathComponent(name).path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else { return nil }
-        while flock(descriptor, LOCK_EX) != 0 {
-            guard errno == EINTR else {
-                close(descriptor)
-                return nil
-            }
-        }
-        return descriptor
+        return try? FileLock.acquire(directory.appendingPathComponent(name).path)
     }
 
-    /// A temporary file, then a rename: a reader sees the old state or the new one, never half of one.
+    /// A temporary file (0600 from its creation), then a rename: a reader sees the old state or the new one, never
+    /// half of one; a killed run's abandoned temporaries are removed first. A state that cannot be written is
+    /// only a cache lost.
     private static func writeAtomically(_ data: Data, to file: URL) {
-        let temporary = file.deletingLastPathComponent().appendingPathComponent(".\(file.lastPathComponent).\(UUID().uuidString).tmp")
-        let descriptor = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else { return }
-        let written = data.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
-        close(descriptor)
-        if written != data.count || rename(temporary.path, file.path) != 0 { _ = unlink(temporary.path) }
+        try? FileReplacement.replace(file, with: data)
     }
 }

@@ -120,15 +120,20 @@ extension Cassette {
         }
     }
 
-    /// Writes the cassette to `directory` (created if needed) atomically: a temporary file, then a rename.
+    /// Writes the cassette to `directory` (created if needed) atomically: a temporary file created 0600, then a
+    /// rename (``FileReplacement``, which also removes the temporaries a killed run left in the folder).
     /// - Throws: a `config` error when the folder cannot be written.
     public func save(to directory: URL) throws(AggregateError) {
         let file = Self.file(in: directory)
         do {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            try JSONWriter(pretty: true).data(jsonValue).write(to: file, options: .atomic)
         } catch {
             throw AggregateError(.config, "cannot write the cassette \(file.path): \(error.localizedDescription)")
+        }
+        do {
+            try FileReplacement.replace(file, with: JSONWriter(pretty: true).data(jsonValue))
+        } catch {
+            throw AggregateError(.config, "cannot write the cassette \(file.path): \(error.reason)")
         }
     }
 
