@@ -1,5 +1,6 @@
 import AggregateCore
 import AggregateJSON
+import AggregateText
 import Foundation
 
 /// Pure functions from Kiva response bodies to items and pages: GraphQL `lend.loans` (and the 2017 top-level

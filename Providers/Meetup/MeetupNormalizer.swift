@@ -1,5 +1,6 @@
 import AggregateCore
 import AggregateJSON
+import AggregateText
 import Foundation
 
 /// Pure functions from Meetup response bodies to items, pages and errors.

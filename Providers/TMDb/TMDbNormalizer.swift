@@ -1,5 +1,6 @@
 import AggregateCore
 import AggregateJSON
+import AggregateText
 import Foundation
 
 /// Pure functions from TMDb response bodies to items and pages.

@@ -1,6 +1,7 @@
 import AggregateCore
 import AggregateHTTP
 import AggregateJSON
+import AggregateText
 import Foundation
 
 /// One request as read off the wire, before routing.

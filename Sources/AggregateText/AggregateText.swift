@@ -1,4 +1,5 @@
-// AggregateText: text primitives every layer shares — terminal columns of text (TextLayout), exact decimals written
+// AggregateText: text primitives every layer shares — terminal columns of text (TextLayout), HTML to plain text
+// (PlainText), byte counts for people (ByteCount), exact decimals written
 // without the locale (DecimalText), and UTC and HTTP timestamps read and written without formatters.
 //
 // It knows nothing of JSON, HTTP or providers.

@@ -3,6 +3,7 @@ import AggregateHTTP
 import AggregateJSON
 import AggregateRendering
 import AggregateSandboxKit
+import AggregateText
 import Foundation
 
 /// A parsed `aggregate <provider> [operation] [arguments] [options]` command line.

@@ -1,5 +1,6 @@
 import AggregateCore
 import AggregateJSON
+import AggregateText
 import Foundation
 import Testing
 

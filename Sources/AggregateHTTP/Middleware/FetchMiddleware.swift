@@ -1,4 +1,5 @@
 public import AggregateCore
+public import AggregateText
 public import Foundation
 
 /// What the steps of one exchange know about it.
