@@ -113,7 +113,7 @@ public enum JSONInput {
     /// naming the line and column of the first bad byte.
     static func checkEncoding(_ data: Data, name: String) throws(AggregateError) {
         if let reason = JSONEncoding.wideEncoding(head: [UInt8](data.prefix(4))) { throw wideEncoding(reason, name: name) }
-        guard let offset = firstInvalidUTF8(data) else { return }
+        guard let offset = JSONEncoding.firstInvalidUTF8(data) else { return }
         var line = 1
         var lineStart = 0
         let bytes = [UInt8](data)
@@ -124,11 +124,6 @@ public enum JSONInput {
             }
         }
         throw notUTF8(name: name, byte: String(format: "0x%02X", bytes[offset]), line: line, column: offset - lineStart + 1)
-    }
-
-    /// The offset of the first byte that does not belong to a valid UTF-8 sequence, or `nil`.
-    static func firstInvalidUTF8(_ data: Data) -> Int? {
-        JSONEncoding.firstInvalidUTF8(data)
     }
 
     /// `text` with control characters shown as `�`, so an excerpt cannot move the cursor or change colours.
