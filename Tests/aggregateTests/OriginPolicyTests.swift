@@ -104,20 +104,14 @@ struct OriginHopServer: SandboxProviding {
         #expect(!Self.leaks(output.stdout + output.stderr))
     }
 
-    @Test func aLocationWithAUserAndPasswordIsRefused() throws {
-        let (output, received) = try Self.run(mode: "userinfo")
+    /// A `Location` with a user and password, and one with the token in its path: each refused in one line, nothing
+    /// sent to the other origin.
+    @Test(arguments: [("userinfo", "names a user or password"), ("path", "holds the credential")])
+    func aLocationThatWouldCarryTheCredentialIsRefused(mode: String, reason: String) throws {
+        let (output, received) = try Self.run(mode: mode)
         #expect(output.status == 1)
         #expect(received.isEmpty, "\(received)")
-        #expect(output.stderr.contains("names a user or password"), "\(output.stderr)")
-        #expect(output.stderr.split(separator: "\n").count == 1, "\(output.stderr)")
-        #expect(!Self.leaks(output.stdout + output.stderr))
-    }
-
-    @Test func aLocationWithTheTokenInItsPathIsRefused() throws {
-        let (output, received) = try Self.run(mode: "path")
-        #expect(output.status == 1)
-        #expect(received.isEmpty, "\(received)")
-        #expect(output.stderr.contains("holds the credential"), "\(output.stderr)")
+        #expect(output.stderr.contains(reason), "\(output.stderr)")
         #expect(output.stderr.split(separator: "\n").count == 1, "\(output.stderr)")
         #expect(!Self.leaks(output.stdout + output.stderr))
     }
