@@ -104,6 +104,15 @@ struct DefinitionReader {
         return text
     }
 
+    /// One of the cases of `type`, spelled as its raw value.
+    func word<Word: RawRepresentable & CaseIterable>(_ type: Word.Type) throws(DefinitionProblem) -> Word where Word.RawValue == String {
+        let text = try string()
+        guard let word = Word(rawValue: text) else {
+            throw problem("must be one of \(Word.allCases.map(\.rawValue).joined(separator: ", ")), not '\(text)'")
+        }
+        return word
+    }
+
     /// A lower-case identifier (`search`, `by-date`).
     func identifier() throws(DefinitionProblem) -> String {
         let text = try string()

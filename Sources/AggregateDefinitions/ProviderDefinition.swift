@@ -314,7 +314,7 @@ public struct ProviderDefinition: Sendable {
 
     private static func pagination(_ reader: DefinitionReader) throws(DefinitionProblem) -> Pagination {
         let all = ["kind", "parameter", "pageSize", "pageSizeParameter", "totalCountPath", "firstPage", "totalPagesPath", "maxPages", "maxResults", "cursorPath"]
-        let kind = Pagination.Kind(rawValue: try (try reader.object(allowed: all, required: ["kind"])).required("kind").word(Pagination.Kind.allCases.map(\.rawValue)))!
+        let kind = try (try reader.object(allowed: all, required: ["kind"])).required("kind").word(Pagination.Kind.self)
         let allowed: [String]
         let required: [String]
         switch kind {
@@ -373,8 +373,10 @@ public struct ProviderDefinition: Sendable {
                 throw fields.required("kind").problem("the constant kind \(value) must be lower-case letters, digits and '-', starting with a letter")
             }
         }
+        // `object(allowed:required:)` above has made sure both are there.
+        let id = try ValueRule(reading: fields.required("id")), title = try ValueRule(reading: fields.required("title"))
         return ItemMapping(
-            kind: kind, id: try rule("id")!, title: try rule("title")!, text: text, createdAt: try rule("createdAt"),
+            kind: kind, id: id, title: title, text: text, createdAt: try rule("createdAt"),
             location: location, metrics: try rules(fields["metrics"]), tags: try rule("tags"), extra: try rules(fields["extra"]))
     }
 

@@ -118,11 +118,11 @@ extension ValueRule.Source {
         if let transform = fields["transform"] {
             let names = transform.value.string != nil ? [transform] : try transform.array(minimum: 1)
             for name in names {
-                transforms.append(ValueRule.Transform(rawValue: try name.word(ValueRule.Transform.allCases.map(\.rawValue)))!)
+                transforms.append(try name.word(ValueRule.Transform.self))
             }
         }
         let dateFormat = try fields["dateFormat"].map { (format) throws(DefinitionProblem) in
-            ValueRule.DateFormat(rawValue: try format.word(ValueRule.DateFormat.allCases.map(\.rawValue)))!
+            try format.word(ValueRule.DateFormat.self)
         }
         let oneOf = try fields["oneOf"].map { (list) throws(DefinitionProblem) in
             try list.array(minimum: 1).map { (word) throws(DefinitionProblem) in try word.string(nonEmpty: false) }

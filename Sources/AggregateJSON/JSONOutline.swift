@@ -140,7 +140,7 @@ public struct ChildList: Sendable {
         case .object(let object):
             let member = object.members[position]
             return (JSONOutline.label(forKey: member.key), member.value)
-        default: preconditionFailure("a scalar has no children")
+        default: return (JSONOutline.label(forIndex: position), .null)  // a scalar has no children: its count is 0
         }
     }
 

@@ -58,7 +58,7 @@ public struct ItemTable: Sendable, Equatable {
         case .number(let text)?: return text
         case .bool(let flag)?: return flag ? "true" : "false"
         case .array(let elements)?: return elements.map { cellText($0) }.joined(separator: ";")
-        case .object?: return JSONWriter().string(value!)
+        case .object(let members)?: return JSONWriter().string(.object(members))
         }
     }
 

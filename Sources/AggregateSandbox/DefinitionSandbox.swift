@@ -94,7 +94,7 @@ public struct DefinitionSandbox: SandboxServing {
             counted.append(budget.name)
             let pattern = budget.paths.first { $0.matches(request.path) }
             guard budget.paths.isEmpty || pattern != nil else { continue }
-            let key = budget.perEndpoint ? "\(budget.bucketName) \(pattern!)" : budget.bucketName
+            let key = budget.perEndpoint ? "\(budget.bucketName) \(pattern.map { "\($0)" } ?? "")" : budget.bucketName
             guard let window = context.countRequest(provider: definition.name, budget: key, limit: budget.requests, window: budget.window) else { continue }
             if window.isExceeded {
                 let status = definition.rateLimit?.statuses.first ?? 429

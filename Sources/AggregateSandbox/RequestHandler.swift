@@ -90,7 +90,7 @@ struct RequestHandler: Sendable {
                 body: .generated(GeneratedJSONBody(size: bytes)))
         case nil where fault.redirect != nil:
             let status = fault.status ?? 302
-            response = OutgoingResponse(status: status, headers: ["Location": fault.redirect!, "Content-Type": "text/plain"], body: .data(Data()))
+            response = OutgoingResponse(status: status, headers: ["Location": fault.redirect ?? "/", "Content-Type": "text/plain"], body: .data(Data()))
         case nil:
             if let status = fault.status {
                 let answer = faultResponse(status: status, request: request, serverURL: serverURL, now: now)

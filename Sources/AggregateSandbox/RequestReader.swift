@@ -172,8 +172,8 @@ final class RequestReader {
         guard !target.isEmpty, target.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value != 0x7F }) else { return nil }
         if target.hasPrefix("/") { return target }
         let lowered = target.lowercased()
-        guard lowered.hasPrefix("http://") || lowered.hasPrefix("https://") else { return nil }
-        let afterScheme = target[target.range(of: "://")!.upperBound...]
+        guard lowered.hasPrefix("http://") || lowered.hasPrefix("https://"), let scheme = target.range(of: "://") else { return nil }
+        let afterScheme = target[scheme.upperBound...]
         guard let slash = afterScheme.firstIndex(where: { $0 == "/" || $0 == "?" }) else { return "/" }
         let rest = String(afterScheme[slash...])
         return rest.hasPrefix("/") ? rest : "/" + rest

@@ -60,7 +60,10 @@ public final class SandboxServer: Sendable {
         case let name where name.contains(":") && !name.hasPrefix("["): host = "[\(name)]"
         case let name: host = name
         }
-        return URL(string: "http://\(host):\(port)")!
+        // A zone index (`fe80::1%eth0`) is written `%25` in a URL (RFC 6874); a host that still makes no URL is
+        // reached through loopback, which every bind address accepts too.
+        let text = "http://\(host.replacingOccurrences(of: "%", with: "%25")):\(port)"
+        return URL(string: text) ?? URL(string: "http://127.0.0.1:\(port)") ?? URL(fileURLWithPath: "/")
     }
 
     /// How many requests have been read, including refused and faulted ones.
@@ -191,7 +194,9 @@ public final class SandboxServer: Sendable {
                 // Slots held by clients that send nothing (or a head a byte at a time) must not lock others out:
                 // the longest waiting gives way. Connections busy answering are never cut off.
                 let waiting = state.connections.filter { !$0.value.evicted && $0.value.waitingSince != nil }
-                guard let oldest = waiting.min(by: { $0.value.waitingSince! < $1.value.waitingSince! })?.key else { return .refuse }
+                guard let oldest = waiting.min(by: { ($0.value.waitingSince ?? .infinity) < ($1.value.waitingSince ?? .infinity) })?.key else {
+                    return .refuse
+                }
                 state.connections[oldest]?.evicted = true
                 // Under the lock, as in stop(): the descriptor cannot have been closed and reused yet.
                 POSIXSocket.shutdownBoth(oldest)

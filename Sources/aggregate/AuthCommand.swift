@@ -63,7 +63,7 @@ enum AuthCommand {
             }
             var statuses = [Status?](repeating: nil, count: names.count)
             for await (index, status) in group { statuses[index] = status }
-            return statuses.map { $0! }
+            return statuses.compactMap { $0 }  // every index was filled
         }
         let width = (statuses.map(\.provider.count).max() ?? 0) + 2
         for status in statuses {
@@ -76,7 +76,9 @@ enum AuthCommand {
 
     /// The credential of one provider, and with `check` the verdict of one small request.
     static func status(of name: String, check: Bool, parsed: ParsedArguments, settings: SettingsSources, context: Context) async -> Status {
-        let descriptor = context.registry.provider(named: name)!.descriptor
+        guard let descriptor = context.registry.provider(named: name)?.descriptor else {
+            return Status(provider: name, credential: "not a provider", check: nil, problem: AggregateError(.usage, "unknown provider '\(name)'"))
+        }
         var arguments = descriptor.examples.first?.arguments ?? [name]
         // The example's own --limit gives way to --limit 1: one small page is enough to see the credential work.
         if let index = arguments.firstIndex(of: "--limit"), index + 1 < arguments.count { arguments.removeSubrange(index...(index + 1)) }

@@ -159,7 +159,7 @@ enum CompareCommand {
             }
             var results = [ProviderResult?](repeating: nil, count: invocations.count)
             for await (index, result) in group { results[index] = result }
-            return results.map { $0! }
+            return results.compactMap { $0 }  // every index was filled
         }
     }
 

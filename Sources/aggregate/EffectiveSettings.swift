@@ -64,8 +64,10 @@ extension CommonOptions {
             origins.append(SettingOrigin(key: "baseURL", value: "(the bundled sandbox)", source: "--offline"))
         } else if let baseURL {
             origins.append(SettingOrigin(key: "baseURL", value: baseURL, source: commandLine))
-        } else if let variable = ([descriptor.baseURLVariable] + descriptor.baseURLVariables).first(where: { environment[$0]?.isEmpty == false }) {
-            origins.append(SettingOrigin(key: "baseURL", value: environment[variable]!, source: "environment (\(variable))"))
+        } else if let (variable, value) = ([descriptor.baseURLVariable] + descriptor.baseURLVariables).lazy
+            .compactMap({ name in environment[name].flatMap { $0.isEmpty ? nil : (name, $0) } }).first
+        {
+            origins.append(SettingOrigin(key: "baseURL", value: value, source: "environment (\(variable))"))
         } else if let (value, source) = fromLayers(\.baseURL) {
             baseURL = value
             origins.append(SettingOrigin(key: "baseURL", value: value, source: source))
@@ -99,8 +101,10 @@ extension CommonOptions {
                 origins.append(SettingOrigin(key: variable, value: SecretPreview.masked(value), source: "environment (\(variable))"))
                 continue
             }
-            guard let layer = layers.first(where: { $0.settings.credentials[variable] != nil }) else { continue }
-            switch layer.settings.credentials[variable]! {
+            guard let (layer, credential) = layers.lazy.compactMap({ layer in layer.settings.credentials[variable].map { (layer, $0) } }).first else {
+                continue
+            }
+            switch credential {
             case .environment(let other):
                 guard let value = environment[other], !value.isEmpty else {
                     origins.append(SettingOrigin(key: variable, value: "(unset)", source: "\(layer.source) names \(other), which is not set"))

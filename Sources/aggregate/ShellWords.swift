@@ -35,7 +35,7 @@ enum ShellWords {
             }
         }
         if escaping { current.append("\\") }
-        guard quote == nil else { throw AggregateError(.usage, "unbalanced \(quote!) quote") }
+        if let quote { throw AggregateError(.usage, "unbalanced \(quote) quote") }
         if inWord { words.append(current) }
         return words
     }

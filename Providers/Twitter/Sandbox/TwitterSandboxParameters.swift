@@ -50,7 +50,7 @@ enum TwitterSpec {
         else { return nil }
         // The formatter rolls 2021-02-30 over to March; RFC 3339 does not.
         var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(identifier: "UTC")!
+        calendar.timeZone = .gmt
         let fields = DateComponents(
             calendar: calendar, year: Int(match.1), month: Int(match.2), day: Int(match.3), hour: Int(match.4), minute: Int(match.5),
             second: Int(match.6))

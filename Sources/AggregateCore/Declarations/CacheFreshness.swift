@@ -56,8 +56,8 @@ public struct CacheFreshness: Sendable, Equatable {
     /// For `aggregate describe`: `1 h; search, popular: 10 min; /configuration: 1 day`.
     public var summary: String {
         var parts = [Self.describe(defaultSeconds)]
-        let byTime = Dictionary(grouping: operations.keys.sorted()) { operations[$0]! }
-        for seconds in byTime.keys.sorted() { parts.append("\(byTime[seconds]!.joined(separator: ", ")): \(Self.describe(seconds))") }
+        let byTime = Dictionary(grouping: operations.keys.sorted()) { operations[$0] ?? 0 }
+        for (seconds, names) in byTime.sorted(by: { $0.key < $1.key }) { parts.append("\(names.joined(separator: ", ")): \(Self.describe(seconds))") }
         parts += endpoints.map { "\($0.pathPrefix): \(Self.describe($0.seconds))" }
         return parts.joined(separator: "; ")
     }
@@ -66,7 +66,7 @@ public struct CacheFreshness: Sendable, Equatable {
     public var jsonValue: JSONValue {
         [
             "defaultSeconds": .int(Int(defaultSeconds)),
-            "operations": .object(JSONObject(operations.keys.sorted().map { .init($0, .int(Int(operations[$0]!))) })),
+            "operations": .object(JSONObject(operations.sorted { $0.key < $1.key }.map { .init($0.key, .int(Int($0.value))) })),
             "endpoints": .array(endpoints.map { ["pathPrefix": .string($0.pathPrefix), "seconds": .int(Int($0.seconds))] }),
         ]
     }

@@ -155,19 +155,22 @@ public struct Redactor: Sendable, Equatable {
         }.joined()
     }
 
-    private static let sensitiveParameterPattern: NSRegularExpression = {
+    // Both patterns are constants (the names are escaped), so they always compile; were one ever not to, the
+    // masking fails closed (the whole text is masked) rather than letting a secret through.
+    private static let sensitiveParameterPattern: NSRegularExpression? = {
         let names = sensitiveQueryNames.sorted().map(NSRegularExpression.escapedPattern(for:)).joined(separator: "|")
         // Only whole parameter names: at the start of the text or after '?', '&' or ';'.
-        return try! NSRegularExpression(pattern: "(^|[?&;])(\(names))=[^&;#\\s\"'<>]+", options: [.caseInsensitive])
+        return try? NSRegularExpression(pattern: "(^|[?&;])(\(names))=[^&;#\\s\"'<>]+", options: [.caseInsensitive])
     }()
 
     /// `Bearer <token>` as in an Authorization header: a capitalised scheme and a token of RFC 6750 characters
     /// (plus `%`, as percent-encoded tokens such as X's contain), at least 8 long, so prose such as
     /// "the bearer token was rejected" is left alone.
-    private static let bearerPattern = try! NSRegularExpression(pattern: "(Bearer\\s+)[A-Za-z0-9\\-._~+/%]{8,}=*")
+    private static let bearerPattern = try? NSRegularExpression(pattern: "(Bearer\\s+)[A-Za-z0-9\\-._~+/%]{8,}=*")
 
     /// Masks `name=value` pairs for sensitive names in URLs and form bodies, and `Bearer <token>` anywhere.
     private static func maskSensitiveParameters(in text: String) -> String {
+        guard let sensitiveParameterPattern, let bearerPattern else { return mask }
         let whole = NSRange(text.startIndex..., in: text)
         let withoutParameters = sensitiveParameterPattern.stringByReplacingMatches(
             in: text, range: whole, withTemplate: "$1$2=\(mask)")

@@ -107,7 +107,7 @@ extension Item {
             place.set("longitude", location.longitude.map(JSONValue.double))
             object["location"] = .object(place)
         }
-        object["metrics"] = .object(JSONObject(metrics.keys.sorted().map { .init($0, .decimal(metrics[$0]!)) }))
+        object["metrics"] = .object(JSONObject(metrics.sorted { $0.key < $1.key }.map { .init($0.key, .decimal($0.value)) }))
         object["tags"] = .array(tags.map(JSONValue.string))
         object["extra"] = .object(extra)
         return .object(object)

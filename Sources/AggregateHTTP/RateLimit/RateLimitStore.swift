@@ -125,7 +125,7 @@ public final class RateLimitStore: @unchecked Sendable {
         guard let directory else {
             lock.lock()
             defer { lock.unlock() }
-            return memory.filter { provider == nil || $0.key.hasPrefix(provider! + " ") }.map { RateBucketEntry(key: $0.key, state: $0.value) }
+            return memory.filter { key, _ in provider.map { key.hasPrefix($0 + " ") } ?? true }.map { RateBucketEntry(key: $0.key, state: $0.value) }
                 .sorted { $0.key < $1.key }
         }
         return Self.stateFiles(in: directory, provider: provider).map { file in
@@ -145,7 +145,7 @@ public final class RateLimitStore: @unchecked Sendable {
         guard let directory else {
             lock.lock()
             defer { lock.unlock() }
-            let keys = memory.keys.filter { provider == nil || $0.hasPrefix(provider! + " ") }
+            let keys = memory.keys.filter { key in provider.map { key.hasPrefix($0 + " ") } ?? true }
             for key in keys { memory[key] = nil }
             return keys.count
         }

@@ -85,7 +85,10 @@ public struct ProviderRunner: Sendable {
     }
 
     /// The base URL offline runs use: requests never leave the process, it only names them in traces.
-    public static func offlineBaseURL(for name: String) -> URL { URL(string: "http://sandbox.localhost/\(name)")! }
+    /// Provider names are lower-case words and `-`, so the URL is always valid; the bare host is the last resort.
+    public static func offlineBaseURL(for name: String) -> URL {
+        URL(string: "http://sandbox.localhost/\(name)") ?? URL(fileURLWithPath: "/").appendingPathComponent(name)
+    }
 
     /// The query for one invocation; `environment` is what the provider may read (default: the runner's).
     /// - Throws: configuration errors, e.g. a bad base URL.
