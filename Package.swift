@@ -44,7 +44,7 @@ var targets: [Target] = [
     .target(name: "AggregateDefinitions", dependencies: ["AggregateText", "AggregateJSON", "AggregateCore"]),
     .target(name: "AggregateSandboxKit", dependencies: ["AggregateText", "AggregateJSON", "AggregateCore"]),
     // `aggregate new-provider` and the generated-source checks: templates and the generated lists' text.
-    .target(name: "AggregateScaffold", dependencies: ["AggregateJSON", "AggregateCore", "AggregateDefinitions"]),
+    .target(name: "AggregateScaffold", dependencies: ["AggregateText", "AggregateJSON", "AggregateCore", "AggregateDefinitions"]),
     .target(
         name: "AggregateSandbox",
         dependencies: ["AggregateText", "AggregateJSON", "AggregateCore", "AggregateHTTP", "AggregateDefinitions", "AggregateSandboxKit"]

@@ -9,7 +9,7 @@ public struct MessageBoardProvider: Provider, ProviderTextView {
     static let name = ParameterKey<String>("name", required: true, help: "Who is posting.")
     static let message = ParameterKey<String>(
         "message", required: true, valueName: "TEXT", readsStandardInputOnDash: true,
-        help: "The message; '-' reads it from standard input (UTF-8, several lines allowed; trailing line breaks are dropped).")
+        help: "The message; '-' reads it from standard input (UTF-8, at most 1 MiB, several lines allowed; trailing line breaks are dropped).")
 
     public static let descriptor = ProviderDescriptor(
         name: "messageboard",

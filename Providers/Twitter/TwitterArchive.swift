@@ -212,7 +212,7 @@ public enum TwitterArchive {
         while equals == nil, head.count < 1 << 16 {
             let chunk: Data?
             do { chunk = try handle.read(upToCount: 4096) } catch {
-                throw AggregateError(.notFound, "\(entry.path): cannot be read (\(error.localizedDescription))")
+                throw AggregateError(.ioError, "\(entry.path): cannot be read (\(FileSystemReason.describe(error)))")
             }
             guard let chunk, !chunk.isEmpty else { break }
             head.append(chunk)

@@ -1,6 +1,7 @@
 public import AggregateCore
 public import AggregateJSON
 public import AggregateRendering
+import AggregateText
 import Foundation
 
 extension TwitterProvider: LocalCommandProvider {
@@ -30,7 +31,7 @@ enum TwitterArchiveCommand {
 
             Tweets come newest first. With --format ndjson and no --limit they are written as they are read, in the archive's own order, so an archive of any size needs little memory; --limit N keeps only the newest N while reading.
 
-            Exit codes: 0 success; 1 the path cannot be read, holds no tweet files, or is a .zip and neither unzip nor bsdtar is installed; 64 usage error; 65 a data file is not valid (its path, line and column are named).
+            Exit codes: 0 success; 1 the path holds no tweet files, or is a .zip and neither unzip nor bsdtar is installed; 64 usage error; 65 a data file is not valid (its path, line and column are named); 66 the path or a file in it does not exist or cannot be opened; 74 reading a file failed.
 
             Example: aggregate twitter archive ~/Downloads/twitter-2024-11-16-0a1b2c.zip --since 2024-01-01 --exclude retweets --format csv
             """,
@@ -158,7 +159,7 @@ struct ArchiveSource {
     static func open(_ path: String) throws(AggregateError) -> ArchiveSource {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-            throw AggregateError(.notFound, "\(path): no such file or folder")
+            throw AggregateError(.noInput, "\(path): no such file or folder")
         }
         if isDirectory.boolValue { return folder(URL(fileURLWithPath: path)) }
         if path.lowercased().hasSuffix(".zip") { return try zip(path) }
@@ -187,7 +188,7 @@ struct ArchiveSource {
     private static let fileEntry: @Sendable (String) -> TwitterArchive.Entry = { path in
         TwitterArchive.Entry(path: path) { () throws(AggregateError) -> FileHandle in
             guard let handle = FileHandle(forReadingAtPath: path) else {
-                throw AggregateError(.notFound, "\(path): cannot be opened (check its permissions)")
+                throw AggregateError(.noInput, "\(path): cannot be opened (\(FileSystemReason.describe(errno: errno)))")
             }
             return handle
         }
@@ -229,7 +230,7 @@ struct ArchiveSource {
         do {
             try process.run()
         } catch {
-            throw AggregateError(.notFound, "\(path): \(name) could not be started (\(error.localizedDescription))")
+            throw AggregateError(.notFound, "\(path): \(name) could not be started (\(FileSystemReason.describe(error)))")
         }
         return pipe.fileHandleForReading
         #endif

@@ -1,3 +1,4 @@
+import AggregateText
 public import Foundation
 
 /// One step of a JSON document read as a stream.
@@ -133,13 +134,12 @@ public final class JSONEventReader {
 
     /// Calls `body` with the raw bytes of the last `key`, `string` or `number` token (strings with their quotes).
     public func withTokenBytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
-        try body(UnsafeRawBufferPointer(start: storage.baseAddress! + tokenStart, count: tokenEnd - tokenStart))
+        try body(UnsafeRawBufferPointer(rebasing: storage[tokenStart..<tokenEnd]))
     }
 
     /// The next token's kind; `nil` after the document's end.
     public func nextToken() throws(JSONParseError) -> JSONToken? {
-        if let token = pushedBack {
-            pushedBack = nil
+        if let token = pushedBack.popLast() {
             return token
         }
         if !started { try start() }
@@ -196,9 +196,9 @@ public final class JSONEventReader {
     }
 
     /// Gives back the token just returned by ``nextToken()``, so that the next call returns it again (once).
+    /// Tokens given back are returned last in, first out.
     public func pushBack(_ token: JSONToken) {
-        precondition(pushedBack == nil, "only one token can be given back")
-        pushedBack = token
+        pushedBack.append(token)
     }
 
     /// Skips the next value whole (a scalar, or a container with everything in it) without decoding any text.
@@ -278,7 +278,7 @@ public final class JSONEventReader {
     // MARK: Tokens
 
     private var hadByteOrderMark = false
-    private var pushedBack: JSONToken?
+    private var pushedBack: [JSONToken] = []
     private var checkedHead = false
 
     private func start() throws(JSONParseError) {
@@ -414,8 +414,8 @@ public final class JSONEventReader {
                 lineStartBefore = offset + 1
             }
             lineStartBefore -= keepFrom
-            let base = storage.baseAddress!
-            (base).copyMemory(from: base + keepFrom, byteCount: end - keepFrom)
+            // The regions overlap; copyMemory moves them as memmove does.
+            UnsafeMutableRawBufferPointer(rebasing: storage[0..<(end - keepFrom)]).copyMemory(from: UnsafeRawBufferPointer(rebasing: storage[keepFrom..<end]))
             end -= keepFrom
             position -= keepFrom
             checkedUTF8 -= keepFrom
@@ -433,19 +433,19 @@ public final class JSONEventReader {
             do {
                 chunk = try handle.read(upToCount: chunkSize)
             } catch {
-                throw JSONParseError(reason: "cannot be read (\(error.localizedDescription))", line: 0, column: 0, excerpt: "")
+                throw JSONParseError(reason: "cannot be read (\(FileSystemReason.describe(error)))", line: 0, column: 0, excerpt: "")
             }
         }
         if let chunk, !chunk.isEmpty {
             if storage.count - end < chunk.count {
                 // Only a token longer than the window (a long string) makes it grow.
                 let larger = UnsafeMutableRawBufferPointer.allocate(byteCount: max(storage.count * 2, end + chunk.count), alignment: 16)
-                larger.baseAddress!.copyMemory(from: storage.baseAddress!, byteCount: end)
+                UnsafeMutableRawBufferPointer(rebasing: larger[0..<end]).copyMemory(from: UnsafeRawBufferPointer(rebasing: storage[0..<end]))
                 storage.deallocate()
                 storage = larger
             }
             chunk.withUnsafeBytes { bytes in
-                (storage.baseAddress! + end).copyMemory(from: bytes.baseAddress!, byteCount: bytes.count)
+                UnsafeMutableRawBufferPointer(rebasing: storage[end..<(end + bytes.count)]).copyMemory(from: bytes)
             }
             end += chunk.count
             bytesRead += chunk.count

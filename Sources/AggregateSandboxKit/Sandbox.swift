@@ -1,5 +1,6 @@
 public import AggregateCore
 public import AggregateJSON
+import AggregateText
 public import Foundation
 
 /// A request as the sandbox's routes see it: method, path, decoded query, headers and body.
@@ -250,7 +251,7 @@ public final class SandboxStore: Sendable {
         do {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         } catch {
-            throw AggregateError(.config, "cannot create the sandbox store directory \(directory.path): \(error.localizedDescription)")
+            throw AggregateError(.config, "cannot create the sandbox store directory \(directory.path): \(FileSystemReason.describe(error))")
         }
         do {
             return try FileLock.acquire(directory.appendingPathComponent(".\(name).lock").path)
@@ -277,7 +278,7 @@ public final class SandboxStore: Sendable {
         do {
             data = try Data(contentsOf: url)
         } catch {
-            throw AggregateError(.config, "cannot read the sandbox store \(url.path): \(error.localizedDescription)")
+            throw AggregateError(.config, "cannot read the sandbox store \(url.path): \(FileSystemReason.describe(error))")
         }
         do {
             return try JSONParser().parse(data)

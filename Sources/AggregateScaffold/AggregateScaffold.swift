@@ -1,3 +1,3 @@
 // AggregateScaffold: `aggregate new-provider` and the generated-source checks — the templates of a new provider and
 // the text of the generated lists and embeddings.
-// May import: AggregateJSON, AggregateCore, AggregateDefinitions, Foundation
+// May import: AggregateText, AggregateJSON, AggregateCore, AggregateDefinitions, Foundation

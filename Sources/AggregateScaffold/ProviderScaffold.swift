@@ -1,4 +1,5 @@
 public import AggregateCore
+import AggregateText
 public import Foundation
 
 /// A new provider's name in the three spellings the files need: `hacker-news` (the command-line name),
@@ -63,7 +64,7 @@ public struct ScaffoldPlan: Sendable {
         } catch {
             for file in written { try? FileManager.default.removeItem(at: file) }
             for (file, data) in restore { try? data.write(to: file, options: .atomic) }
-            throw AggregateError(.config, "could not write the new provider under \(root.path) (\(error.localizedDescription)): check the folder's permissions")
+            throw AggregateError(.ioError, "could not write the new provider under \(root.path) (\(FileSystemReason.describe(error))): check the folder's permissions")
         }
     }
 

@@ -30,7 +30,7 @@ enum BrowseCommand {
 
             Keys of the explorer (-i): ↑/↓ or k/j move; PgUp/PgDn (b/space) and Home/End (g/G) jump; Enter, → or l steps into an object or array, or shows a value in full; ←, Backspace or h goes back up; / searches the keys and values of the current level (Enter to jump, Esc to cancel), n/N jump to the next/previous match; q quits. The terminal is restored on q, on Ctrl-C (exit status 130) and on SIGTERM/SIGHUP; a resize redraws the screen. Keys are read from the terminal even when the document comes from standard input.
 
-            Exit codes: 0 success; 1 the file or URL could not be read, the input is over --max-size, or --path does not exist; 64 usage error (including -i without a terminal); 65 invalid input: empty, not UTF-8, not valid JSON (line, column and an excerpt are shown), or nested deeper than 512 levels; 78 an http:// URL to a host that is not loopback.
+            Exit codes: 0 success; 1 the URL could not be fetched, the input is over --max-size, or --path does not exist; 64 usage error (including -i without a terminal); 65 invalid input: empty, not UTF-8, not valid JSON (line, column and an excerpt are shown), or nested deeper than 512 levels; 66 the file does not exist or cannot be opened, or standard input is closed; 74 reading failed; 78 an http:// URL to a host that is not loopback.
 
             Example: aggregate meetup --lat 51.5 --lon -0.13 --offline --raw | aggregate browse - --depth 2
             """)
@@ -163,12 +163,7 @@ enum BrowseCommand {
             outline.maxChildren = items
         }
         var invocation = Invocation(source: source, path: path, mode: interactive ? .interactive : paths ? .paths : .outline(outline))
-        if let text = parsed.value("max-size") {
-            guard let bytes = parseSize(text) else {
-                throw AggregateError(.usage, "--max-size must be a size from 1 byte to 4G, such as 500000, 512K, 64M or 1G, not '\(text)'")
-            }
-            invocation.maxBytes = bytes
-        }
+        invocation.maxBytes = try SizeCap.maxBytes(parsed.value("max-size"), default: invocation.maxBytes)
         if let text = parsed.value("timeout") {
             guard let seconds = DecimalText.number(text, in: 0.01...3600) else {
                 throw AggregateError(.usage, "--timeout must be a decimal number of seconds from 0.01 to 3600, not '\(text)'")
@@ -194,22 +189,6 @@ enum BrowseCommand {
         return .file(argument)
     }
 
-    /// `1048576`, `512K`, `64M`, `1G`, `64MiB`, `64MB` (all binary), at most 4 GiB.
-    static func parseSize(_ text: String) -> Int? {
-        let trimmed = text.trimmingCharacters(in: .whitespaces)
-        let digits = trimmed.prefix { $0.isASCII && ($0.isNumber || $0 == ".") }
-        guard let number = Double(digits), number > 0 else { return nil }
-        let unit = trimmed.dropFirst(digits.count).trimmingCharacters(in: .whitespaces).lowercased()
-        let multipliers: [String: Double] = [
-            "": 1, "b": 1, "k": 0x400, "kb": 0x400, "kib": 0x400, "m": 0x10_0000, "mb": 0x10_0000, "mib": 0x10_0000,
-            "g": 0x4000_0000, "gb": 0x4000_0000, "gib": 0x4000_0000,
-        ]
-        guard let multiplier = multipliers[unit] else { return nil }
-        let bytes = (number * multiplier).rounded(.down)
-        guard bytes >= 1, bytes <= Double(4 << 30) else { return nil }
-        return Int(bytes)
-    }
-
     /// Reads and parses the document.
     static func load(_ invocation: Invocation, context: Context) async throws(AggregateError) -> JSONValue {
         let source = invocation.source
@@ -224,9 +203,10 @@ enum BrowseCommand {
             data = try JSONInput.readFile(atPath: path, maxBytes: invocation.maxBytes)
         case .standardInput:
             // Reading a pipe to its end blocks: on a thread of its own, not the cooperative pool.
-            let (name, maxBytes) = (source.name, invocation.maxBytes)
+            // Its messages start with "standard input", the name the other errors use.
+            let maxBytes = invocation.maxBytes
             data = try await BlockingWork.run { () throws(AggregateError) -> Data in
-                try JSONInput.read(.standardInput, name: name, maxBytes: maxBytes)
+                try StandardStreams.readInput(maxBytes: maxBytes, hint: "raise it with --max-size, or cut the input down first")
             }
         case .url(let url):
             let options = FetchOptions(timeout: invocation.timeout, maxResponseBytes: invocation.maxBytes)

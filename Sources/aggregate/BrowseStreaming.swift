@@ -28,9 +28,16 @@ extension BrowseCommand {
         let reader: JSONEventReader
         switch source {
         case .file(let path): reader = try JSONInput.openStream(atPath: path)
-        case .standardInput: reader = JSONEventReader(handle: .standardInput)
-        case .url: preconditionFailure("URLs are not streamed")
+        case .standardInput:
+            if StandardStreams.closedAtStart.input {
+                throw AggregateError(.noInput, "standard input is closed; pipe the JSON in, or name a file")
+            }
+            reader = JSONEventReader(handle: .standardInput)
+        case .url:
+            throw AggregateError(.usage, "\(source.name): a URL is read whole, not streamed")  // `streams` never chooses a URL
         }
+        // `streams` never chooses the explorer, which needs the document whole.
+        if case .interactive = invocation.mode { throw AggregateError(.usage, "the explorer reads the document whole, not as a stream") }
         var missing: JSONPathLookupError?
         do throws(JSONParseError) {
             switch try invocation.path.seek(in: reader) {
@@ -60,7 +67,7 @@ extension BrowseCommand {
                 console.out(String(decoding: batch, as: UTF8.self))
             }
         case .interactive:
-            preconditionFailure("the explorer is not streamed")
+            break  // refused by runStreaming
         }
     }
 }

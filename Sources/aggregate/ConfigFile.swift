@@ -1,6 +1,7 @@
 import AggregateCore
 import AggregateJSON
 import AggregateRendering
+import AggregateText
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -117,7 +118,7 @@ struct ConfigFile: Sendable {
         do {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         } catch {
-            throw AggregateError(.config, "config: cannot create the folder \(folder.path): check its parent's permissions")
+            throw AggregateError(.config, "config: cannot create the folder \(folder.path): \(FileSystemReason.describe(error))")
         }
         let lock = folder.appendingPathComponent(".\(url.lastPathComponent).lock").path
         try FileLock.withLock(lock, failure: { AggregateError(.config, "config: cannot lock \($0.path): \($0.reason)") }) { () throws(AggregateError) in

@@ -46,7 +46,7 @@ enum LimitsCommand: CLICommand {
                 do {
                     removed = try store.clear(provider: provider)
                 } catch {
-                    throw AggregateError(.config, "cannot reset the rate-limit state in \(folder): \(error.localizedDescription)")
+                    throw AggregateError(.config, "cannot reset the rate-limit state in \(folder): \(FileSystemReason.describe(error))")
                 }
                 let whose = provider.map { " of \($0)" } ?? ""
                 console.out("Reset \(removed) rate-limit bucket\(removed == 1 ? "" : "s")\(whose) in \(folder).\n")

@@ -9,6 +9,7 @@ enum NormalizeCommand {
     static let options: [OptionSpec] = [
         OptionSpec("pages", arity: .flag, help: "The input holds several responses: one per line (NDJSON), or a JSON array of them (what --raw prints for several pages)."),
         OptionSpec("limit", valueName: "N", help: "The most items to print (default: all)."),
+        OptionSpec("max-size", valueName: "SIZE", help: "The largest input read, in bytes or with K, M or G (binary units); a larger file is refused before it is read, a larger stream as soon as it passes the size (default: 64M)."),
         OptionSpec("verbose", arity: .flag, help: "Say on stderr how many pages and items were read, and what had to be repaired (lone UTF-16 surrogates)."),
     ] + CommonOptions.specs.filter { ["format", "help"].contains($0.name) }
 
@@ -24,7 +25,7 @@ enum NormalizeCommand {
         discussion: """
             Reads one response body (or several with --pages), runs the provider's normalizer on each as if it had just arrived with HTTP 200, and prints the items in any format. Nothing is sent anywhere and no credentials are needed.
 
-            Exit codes: 0 success; 1 the file cannot be read; 64 usage error; 65 the input is not JSON, or not the shape this API answers (the message names the file and what is missing).
+            Exit codes: 0 success; 1 the input is over --max-size; 64 usage error; 65 the input is not JSON, or not the shape this API answers (the message names the file and what is missing); 66 the file does not exist or cannot be opened, or standard input is closed; 74 reading failed.
 
             Example: aggregate tmdb search "fight club" --raw > page.json && aggregate normalize tmdb search page.json --format csv
             """)
@@ -54,7 +55,8 @@ enum NormalizeCommand {
                 limit = value
             }
             let source = file == "-" ? "standard input" : file
-            let bodies = try NormalizeInput.pages(from: file, name: source, split: parsed.has("pages"))
+            let maxBytes = try SizeCap.maxBytes(parsed.value("max-size"), default: JSONInput.defaultMaxBytes)
+            let bodies = try NormalizeInput.pages(from: file, name: source, split: parsed.has("pages"), maxBytes: maxBytes)
             var query = try self.query(provider, operation: operation, sandboxes: context.catalog)
             query.limit = limit
             var items: [Item] = []
@@ -122,10 +124,10 @@ enum NormalizeCommand {
 /// Splits normalize's input into response bodies.
 enum NormalizeInput {
     /// The bodies in `file` (`-` for standard input): one, or with `split` one per NDJSON line or array element.
-    static func pages(from file: String, name: String, split: Bool) throws(AggregateError) -> [Data] {
+    static func pages(from file: String, name: String, split: Bool, maxBytes: Int) throws(AggregateError) -> [Data] {
         let data = file == "-"
-            ? try JSONInput.read(.standardInput, name: name, maxBytes: Int.max - 1)
-            : try JSONInput.readFile(atPath: file, maxBytes: Int.max - 1)
+            ? try StandardStreams.readInput(maxBytes: maxBytes, hint: "raise it with --max-size, or cut the input down first")
+            : try JSONInput.readFile(atPath: file, maxBytes: maxBytes)
         guard split else { return [data] }
         // A JSON array of pages is one document; NDJSON is one document per line.
         if let first = data.first(where: { ![0x20, 0x0A, 0x0D, 0x09].contains($0) }), first == UInt8(ascii: "["),

@@ -20,7 +20,7 @@ struct ProviderInvocation: Sendable {
     /// - Parameter settings: the config file and environment that fill what the command line leaves unset.
     /// - Parameter outer: the common options of an enclosing command (compare), for what the arguments leave unset.
     static func parse(
-        _ arguments: [String], registry: ProviderRegistry, standardInput: () -> Data? = { nil }, settings: SettingsSources? = nil,
+        _ arguments: [String], registry: ProviderRegistry, standardInput: ProviderArguments.StandardInputReader = ProviderArguments.noStandardInput, settings: SettingsSources? = nil,
         inheriting outer: CommonOptions? = nil
     ) throws(AggregateError) -> ProviderInvocation {
         let arguments = try ProviderArguments(arguments, registry: registry)
@@ -92,7 +92,9 @@ struct Context: Sendable {
     /// Waits between retries; tests replace it so that retries run without waiting (`nil`: really wait).
     var retrySleep: (@Sendable (TimeInterval) async throws -> Void)? = nil
     /// Reads all of standard input, as bytes: the caller decides what text encoding they must be in.
-    var readStandardInput: @Sendable () -> Data? = { FileHandle.standardInput.readDataToEndOfFile() }
+    var readStandardInput: @Sendable (_ maxBytes: Int) throws(AggregateError) -> Data = { maxBytes throws(AggregateError) in
+        try StandardStreams.readInput(maxBytes: maxBytes, hint: "pass a shorter text")
+    }
 
     /// The providers.
     var registry: ProviderRegistry { catalog.registry }

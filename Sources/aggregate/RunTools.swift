@@ -1,5 +1,6 @@
 import AggregateCore
 import AggregateHTTP
+import AggregateText
 import Foundation
 
 /// The options that add tools to a run: the rate limiter's off switch, recording and replaying.
@@ -47,8 +48,8 @@ struct RunTools: Sendable {
 
     /// The tools `options` ask for. The limiter is on unless `--no-rate-limit`, `--offline` (the in-process
     /// sandbox counts nothing, so offline demos run at full speed) or `--replay` (nothing is sent).
-    /// - Throws: a `config` error when the record folder cannot be created or the cassette cannot be read, and an
-    ///   `invalidInput` error (exit 65) for a corrupt cassette.
+    /// - Throws: an `ioError` (exit 74) when the record folder cannot be created, `config` when the cassette cannot
+    ///   be read, and an `invalidInput` error (exit 65) for a corrupt cassette.
     init(_ options: RunToolOptions, offline: Bool, environment: [String: String]) throws(AggregateError) {
         if options.replay != nil, offline { throw AggregateError(.usage, "--replay answers from a cassette; it cannot be used with --offline") }
         if let replay = options.replay {
@@ -59,7 +60,7 @@ struct RunTools: Sendable {
             do {
                 try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             } catch {
-                throw AggregateError(.config, "cannot create the record folder \(directory.path): \(error.localizedDescription)")
+                throw AggregateError(.ioError, "cannot create the record folder \(directory.path): \(FileSystemReason.describe(error))")
             }
             recorder = CassetteRecorder(directory: directory)
         }

@@ -50,9 +50,8 @@ final class Console: @unchecked Sendable {
         writeErr = err
     }
 
-    static let standard = Console(
-        out: { text in FileHandle.standardOutput.write(Data(text.utf8)) },
-        err: { text in FileHandle.standardError.write(Data(text.utf8)) })
+    /// The process's stdout and stderr; a failed write of results ends the process (``StandardStreams``).
+    static let standard = Console(out: StandardStreams.writeOutput, err: StandardStreams.writeError)
 
     func out(_ text: String) {
         lock.lock()

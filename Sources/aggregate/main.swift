@@ -10,14 +10,16 @@ import AggregateSandbox
 import AggregateSandboxKit
 import Foundation
 
+// Broken pipes (e.g. `aggregate ... | head`) end the process quietly with 141 (StandardStreams), not by a signal.
+signal(SIGPIPE, SIG_IGN)
+// Before any file is opened: a closed stdin, stdout or stderr is reopened on /dev/null and remembered.
+_ = StandardStreams.closedAtStart
+
 // `--version` answers before anything is built: no registry, descriptors, environment or terminal.
 if CommandLine.arguments.count == 2, CommandLine.arguments[1] == "--version" {
-    FileHandle.standardOutput.write(Data("\(AggregateVersion.current)\n".utf8))
+    StandardStreams.writeOutput("\(AggregateVersion.current)\n")
     exit(0)
 }
-
-// Broken pipes (e.g. `aggregate ... | head`) should end the process quietly, not kill it with a signal trace.
-signal(SIGPIPE, SIG_IGN)
 
 let environment = ProcessInfo.processInfo.environment
 // `--provider-file FILE` changes which providers exist, so it is read before the registry is built.
@@ -33,7 +35,7 @@ do {
         swift: allProviders, sandboxes: allSandboxes, builtIn: builtInDefinitions, samples: builtInDefinitionSamples,
         files: DefinitionCatalog.runTimeFiles(environment: environment, explicit: providerFiles))
 } catch {
-    FileHandle.standardError.write(Data("Error: \(error)\n".utf8))
+    StandardStreams.writeError("Error: \(error)\n")
     exit(ExitCode.failure.rawValue)
 }
 let context = Context(

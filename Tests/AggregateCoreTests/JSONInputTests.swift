@@ -105,11 +105,11 @@ import Testing
     }
 
     @Test func namesMissingFilesAndDirectories() {
-        #expect(throws: AggregateError(.notFound, "/nonexistent/x.json: no such file")) {
+        #expect(throws: AggregateError(.noInput, "/nonexistent/x.json: no such file")) {
             try JSONInput.readFile(atPath: "/nonexistent/x.json", maxBytes: 10)
         }
         let directory = FileManager.default.temporaryDirectory.path
-        #expect(throws: AggregateError(.notFound, "\(directory): is a directory, not a JSON file")) {
+        #expect(throws: AggregateError(.noInput, "\(directory): is a directory, not a JSON file")) {
             try JSONInput.readFile(atPath: directory, maxBytes: 10)
         }
     }

@@ -65,7 +65,7 @@ struct Binary {
 
     enum BinaryError: Error { case timedOut([String]) }
 
-    private final class Collected: @unchecked Sendable {
+    final class Collected: @unchecked Sendable {
         private let lock = NSLock()
         private var out = Data()
         private var err = Data()

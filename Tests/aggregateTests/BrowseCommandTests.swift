@@ -181,12 +181,12 @@ struct ScratchDirectory {
         #expect(output.stderr.contains("Usage: aggregate browse <file|url|-> [--path <PATH>] [--depth <N> | --paths | -i] [<options>]"))
     }
 
-    @Test func unreadableInputsExit1() throws {
+    @Test func unopenableInputsExit66() throws {
         let missing = try Binary.run(["browse", "/nonexistent/groups.json"])
-        #expect(missing.status == 1)
+        #expect(missing.status == 66)
         #expect(missing.stderr == "Error: browse: /nonexistent/groups.json: no such file\n")
         let directory = try Binary.run(["browse", browseFixtures.path])
-        #expect(directory.status == 1)
+        #expect(directory.status == 66)
         #expect(directory.stderr == "Error: browse: \(browseFixtures.path): is a directory, not a JSON file\n")
         let insecure = try Binary.run(["browse", "http://example.org/x.json"])
         #expect(insecure.status == 78)

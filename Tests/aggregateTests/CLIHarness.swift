@@ -39,7 +39,10 @@ struct CLIHarness {
             dataDirectory: dataDirectory)
         context.makeTransport = makeTransport
         context.retrySleep = retrySleep
-        context.readStandardInput = { input }
+        context.readStandardInput = { _ throws(AggregateError) in
+            guard let input else { throw AggregateError(.noInput, "standard input is closed") }
+            return input
+        }
         let code = await App(context: context).run(arguments)
         return Output(code: code, stdout: out.text, stderr: err.text)
     }

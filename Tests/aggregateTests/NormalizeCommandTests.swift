@@ -59,7 +59,7 @@ private let tmdbPage = TestPaths.testTarget("AggregateProvidersTests").appending
     @Test(arguments: [
         (["normalize", "tmdb", "search"], "{\"x\": 1}", 65, "Error: tmdb: standard input: not a tmdb response of this kind: the response has no 'results' list (not a TMDb movie list page)\n"),
         (["normalize", "tmdb"], "{\"x\":", 65, "Error: tmdb: standard input: invalid JSON: unexpected end of input, expected a value at line 1, column 6: {\"x\":\n"),
-        (["normalize", "tmdb", "/nonexistent/page.json"], "", 1, "Error: normalize: /nonexistent/page.json: no such file\n"),
+        (["normalize", "tmdb", "/nonexistent/page.json"], "", 66, "Error: normalize: /nonexistent/page.json: no such file\n"),
         (["normalize", "nosuch"], "", 64, "Error: unknown provider 'nosuch'"),
         (["normalize"], "", 64, "Error: missing <provider>: name whose responses these are"),
         (["normalize", "tmdb", "--format", "xml"], "", 64, "Error: --format must be one of"),

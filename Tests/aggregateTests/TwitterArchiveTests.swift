@@ -98,7 +98,7 @@ private func ndjson(_ arguments: [String]) throws -> [[String: Any]] {
 
     @Test(arguments: [
         (["twitter", "archive"], 64, "Error: missing <path>"),
-        (["twitter", "archive", "/nonexistent/x"], 1, "Error: twitter: /nonexistent/x: no such file or folder"),
+        (["twitter", "archive", "/nonexistent/x"], 66, "Error: twitter: /nonexistent/x: no such file or folder"),
         (["twitter", "archive", "/tmp", "--since", "yesterday"], 64, "Error: --since must be a date such as 2024-01-31"),
         (["twitter", "archive", "/tmp", "--exclude", "likes"], 64, "Error: --exclude takes replies, retweets or both"),
     ] as [([String], Int32, String)])

@@ -31,6 +31,10 @@ public struct AggregateError: Error, Sendable, Equatable, CustomStringConvertibl
         case tooLarge
         /// Local input (a file or standard input) is not valid data (exit 65).
         case invalidInput
+        /// A local input (a file, standard input) does not exist or is closed (exit 66).
+        case noInput
+        /// Reading a local input or writing the output failed (exit 74).
+        case ioError
     }
 
     /// The category.
@@ -89,6 +93,10 @@ public enum ExitCode: Int32, Sendable {
     case usage = 64
     /// Local input data was invalid (EX_DATAERR).
     case dataError = 65
+    /// A local input does not exist or cannot be opened, or standard input is closed (EX_NOINPUT).
+    case noInput = 66
+    /// Reading an input or writing the output failed, e.g. a full disk (EX_IOERR).
+    case ioError = 74
     /// Configuration is missing, e.g. credentials (EX_CONFIG).
     case config = 78
 
@@ -98,6 +106,8 @@ public enum ExitCode: Int32, Sendable {
         case .usage: self = .usage
         case .config: self = .config
         case .invalidInput: self = .dataError
+        case .noInput: self = .noInput
+        case .ioError: self = .ioError
         case .auth, .notFound, .rateLimited, .http, .network, .timeout, .decoding, .tooLarge: self = .failure
         }
     }

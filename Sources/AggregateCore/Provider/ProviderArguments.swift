@@ -36,11 +36,24 @@ public struct ProviderArguments: Sendable {
         }
     }
 
+    /// Reads all of standard input, refusing more than the given number of bytes: the caller owns the stream.
+    public typealias StandardInputReader = @Sendable (_ maxBytes: Int) throws(AggregateError) -> Data
+
+    /// The most a parameter given as `-` reads from standard input (1 MiB): such values are texts a person wrote,
+    /// such as a message, and an endless stream (`</dev/zero`) must end in an error, not in memory exhaustion.
+    public static let standardInputMaxBytes = 1 << 20
+
+    /// A reader for callers without standard input: `-` is then an error.
+    public static let noStandardInput: StandardInputReader = { _ throws(AggregateError) in
+        throw AggregateError(.noInput, "standard input is not available here")
+    }
+
     /// The typed, checked parameter values: positionals in order, named options, `-` read from standard input where
     /// a parameter allows it, defaults, and an error for a missing required one or a word left over.
     /// - Parameter fallback: a value from elsewhere (e.g. a config file) for an option the command line leaves unset.
     public func values(
-        from parsed: ParsedArguments, standardInput: () -> Data? = { nil }, fallback: (Parameter) -> String? = { _ in nil }
+        from parsed: ParsedArguments, standardInput: StandardInputReader = ProviderArguments.noStandardInput,
+        fallback: (Parameter) -> String? = { _ in nil }
     ) throws(AggregateError) -> JSONObject {
         let descriptor = provider.descriptor
         var values = JSONObject()
@@ -53,8 +66,11 @@ public struct ProviderArguments: Sendable {
             case .flag: text = parsed.has(parameter.name) ? "true" : nil
             }
             if parameter.readsStandardInputOnDash, text == "-" {
-                guard let bytes = standardInput() else {
-                    throw AggregateError(.usage, "--\(parameter.name) - reads standard input, but nothing could be read", provider: descriptor.name)
+                let bytes: Data
+                do {
+                    bytes = try standardInput(Self.standardInputMaxBytes)
+                } catch {
+                    throw AggregateError(error.kind, "--\(parameter.name) -: \(error.message)", provider: descriptor.name)
                 }
                 guard let input = String(data: bytes, encoding: .utf8) else {
                     throw AggregateError(

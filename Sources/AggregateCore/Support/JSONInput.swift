@@ -5,9 +5,9 @@ public import Foundation
 /// Reads a JSON document from a file or a stream for `aggregate browse`, with a size cap checked before the
 /// document is in memory, and one clear error for every way the bytes can be wrong.
 ///
-/// Errors are ``AggregateError``s: `notFound` when a file cannot be opened or read, `tooLarge` over the cap, and
-/// `invalidInput` (exit 65) for an empty input, a UTF-16/UTF-32 encoding, bytes that are not UTF-8, invalid JSON
-/// (line, column and a short excerpt) or nesting deeper than the parser allows. A UTF-8 byte order mark is skipped.
+/// Errors are ``AggregateError``s: `noInput` (66) when a file cannot be opened, `ioError` (74) when reading fails,
+/// `tooLarge` over the cap, and `invalidInput` (exit 65) for an empty input, a UTF-16/UTF-32 encoding, bytes that
+/// are not UTF-8, invalid JSON (line, column and a short excerpt) or nesting deeper than the parser allows. A UTF-8 byte order mark is skipped.
 public enum JSONInput {
     /// The default size cap: 64 MiB.
     public static let defaultMaxBytes = 64 << 20
@@ -32,7 +32,7 @@ public enum JSONInput {
             do {
                 piece = try handle.read(upToCount: min(chunk, maxBytes + 1 - data.count))
             } catch {
-                throw AggregateError(.notFound, "\(name): cannot be read (\(error.localizedDescription))")
+                throw AggregateError(.ioError, "\(name): cannot be read (\(FileSystemReason.describe(error)))")
             }
             guard let piece, !piece.isEmpty else { return data }
             data.append(piece)
@@ -67,15 +67,15 @@ public enum JSONInput {
         JSONEventReader(handle: try open(path), maxDepth: maxDepth)
     }
 
-    /// Opens a JSON file for reading, with one error for each way it cannot be.
+    /// Opens a JSON file for reading, with one error for each way it cannot be (all `noInput`, exit 66).
     private static func open(_ path: String) throws(AggregateError) -> FileHandle {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-            throw AggregateError(.notFound, "\(path): no such file")
+            throw AggregateError(.noInput, "\(path): no such file")
         }
-        guard !isDirectory.boolValue else { throw AggregateError(.notFound, "\(path): is a directory, not a JSON file") }
+        guard !isDirectory.boolValue else { throw AggregateError(.noInput, "\(path): is a directory, not a JSON file") }
         guard let handle = FileHandle(forReadingAtPath: path) else {
-            throw AggregateError(.notFound, "\(path): cannot be opened (check its permissions)")
+            throw AggregateError(.noInput, "\(path): cannot be opened (\(FileSystemReason.describe(errno: errno)))")
         }
         return handle
     }
@@ -83,7 +83,7 @@ public enum JSONInput {
     /// The one error for a document from `name` that a parser or stream refused: exit 65 with line, column and an
     /// excerpt, or what to do about an encoding that is not UTF-8.
     public static func failure(_ error: JSONParseError, name: String) -> AggregateError {
-        if error.line == 0 { return AggregateError(.notFound, "\(name): \(error.reason)") }
+        if error.line == 0 { return AggregateError(.ioError, "\(name): \(error.reason)") }
         if error.reason.hasPrefix("the input looks like") { return wideEncoding(error.reason, name: name) }
         if error.reason.hasPrefix("not valid UTF-8") {
             return notUTF8(name: name, byte: String(error.reason.suffix(4)), line: error.line, column: error.column)

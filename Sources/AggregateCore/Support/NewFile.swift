@@ -1,3 +1,4 @@
+import AggregateText
 package import Foundation
 
 /// Creates the file at `path`, which must not exist yet, with `mode`; writes all of `data` (retrying interrupted and
@@ -11,7 +12,7 @@ package func writeNewFile(_ data: Data, at path: String, mode: mode_t, flush: Bo
     data.withUnsafeBytes { (buffer: UnsafeRawBufferPointer) in
         var offset = 0
         while offset < buffer.count {
-            let written = write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
+            let written = write(descriptor, buffer.baseAddress.map { $0 + offset }, buffer.count - offset)
             if written < 0 {
                 if errno == EINTR { continue }
                 failure = errno
@@ -36,8 +37,8 @@ package struct FileFailure: Error, Sendable, Equatable {
         self.code = code
     }
 
-    /// `strerror`'s words for ``code``.
-    package var reason: String { String(cString: strerror(code)) }
+    /// Our words for ``code`` (``FileSystemReason``).
+    package var reason: String { FileSystemReason.describe(errno: code) }
 }
 
 /// An exclusive `flock(2)` on a lock file, the one way our read-modify-write files (the disk cache's counts, the

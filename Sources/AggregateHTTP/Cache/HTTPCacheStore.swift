@@ -1,5 +1,6 @@
 public import AggregateCore
 public import AggregateJSON
+import AggregateText
 public import Foundation
 
 /// The disk cache's files: `<root>/http/<provider>/<key>.entry`, plus a salt and the hit counts.
@@ -179,8 +180,8 @@ public final class HTTPCacheStore: @unchecked Sendable {
     }
 
     private func writeCounts(_ counts: [String: [String: Int]]) throws {
-        let object = JSONObject(counts.keys.sorted().map { provider in
-            JSONObject.Member(provider, .object(JSONObject(counts[provider]!.keys.sorted().map { JSONObject.Member($0, .int(counts[provider]![$0]!)) })))
+        let object = JSONObject(counts.sorted { $0.key < $1.key }.map { provider, figures in
+            JSONObject.Member(provider, .object(JSONObject(figures.sorted { $0.key < $1.key }.map { JSONObject.Member($0.key, .int($0.value)) })))
         })
         do {
             // Also sweeps the top folder's abandoned temporaries (of the counts and the salt).
@@ -236,7 +237,7 @@ public final class HTTPCacheStore: @unchecked Sendable {
             statistics.misses = figures[Outcome.miss.rawValue] ?? 0
             byProvider[provider] = statistics
         }
-        return byProvider.keys.sorted().map { byProvider[$0]! }
+        return byProvider.sorted { $0.key < $1.key }.map(\.value)
     }
 
     /// Removes every entry and count of `provider` (of all providers when `nil`); returns the entries and bytes removed.
@@ -247,7 +248,8 @@ public final class HTTPCacheStore: @unchecked Sendable {
         guard FileManager.default.fileExists(atPath: directory.path) else { return (0, 0) }
         return try withFileLock {
             var removed = (entries: 0, bytes: 0)
-            for file in entryFiles() where provider == nil || file.provider == Self.folderName(provider!) {
+            let folder = provider.map(Self.folderName)
+            for file in entryFiles() where folder == nil || file.provider == folder {
                 if unlink(file.url.path) == 0 {
                     removed.entries += 1
                     removed.bytes += file.bytes
@@ -322,7 +324,7 @@ public final class HTTPCacheStore: @unchecked Sendable {
     }
 
     private func folderError(_ folder: URL) -> AggregateError {
-        AggregateError(.config, "cannot create the cache folder \(folder.path): \(String(cString: strerror(errno)))")
+        AggregateError(.config, "cannot create the cache folder \(folder.path): \(FileSystemReason.describe(errno: errno))")
     }
 
     /// Writes `data` to a new 0600 file beside `target` and returns its URL.

@@ -122,18 +122,18 @@ extension Cassette {
 
     /// Writes the cassette to `directory` (created if needed) atomically: a temporary file created 0600, then a
     /// rename (``FileReplacement``, which also removes the temporaries a killed run left in the folder).
-    /// - Throws: a `config` error when the folder cannot be written.
+    /// - Throws: an `ioError` (exit 74) when the folder or the file cannot be written.
     public func save(to directory: URL) throws(AggregateError) {
         let file = Self.file(in: directory)
         do {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         } catch {
-            throw AggregateError(.config, "cannot write the cassette \(file.path): \(error.localizedDescription)")
+            throw AggregateError(.ioError, "cannot write the cassette \(file.path): \(FileSystemReason.describe(error))")
         }
         do {
             try FileReplacement.replace(file, with: JSONWriter(pretty: true).data(jsonValue))
         } catch {
-            throw AggregateError(.config, "cannot write the cassette \(file.path): \(error.reason)")
+            throw AggregateError(.ioError, "cannot write the cassette \(file.path): \(error.reason)")
         }
     }
 

@@ -54,7 +54,9 @@ extension ProviderRunner {
     /// parameters and `--limit`, `--offline`, `--base-url`, `--timeout`, `--allow-http`.
     /// - Throws: `usage` errors for a command line that is not valid (nothing is sent then); the run's own failures
     ///   are in the result.
-    public func run(_ arguments: [String], standardInput: () -> Data? = { nil }) async throws(AggregateError) -> ProviderResult {
+    public func run(
+        _ arguments: [String], standardInput: ProviderArguments.StandardInputReader = ProviderArguments.noStandardInput
+    ) async throws(AggregateError) -> ProviderResult {
         let invocation = try ProviderArguments(arguments, registry: registry)
         let name = invocation.provider.descriptor.name
         let parsed: ParsedArguments
