@@ -89,7 +89,7 @@ import Testing
     /// Runs a tool in `folder`, its output in files so a long build cannot fill a pipe.
     static func run(_ arguments: [String], in folder: URL, timeout: TimeInterval = 3600) throws -> (status: Int32, output: String) {
         let log = folder.appendingPathComponent(".scaffold-test-\(UUID().uuidString).log")
-        FileManager.default.createFile(atPath: log.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
         let handle = try FileHandle(forWritingTo: log)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")

@@ -1,5 +1,5 @@
-public import AggregateCore
-public import AggregateJSON
+import AggregateCore
+import AggregateJSON
 public import Foundation
 
 /// The disk cache's files: `<root>/http/<provider>/<key>.entry`, plus a salt and the hit counts.
