@@ -51,7 +51,8 @@ enum Pager {
         if fits || !run(command, input: text, environment: context.environment) { context.console.out(text) }
     }
 
-    /// How many terminal rows `text` takes at `width` columns, long lines wrapping.
+    /// How many terminal rows `text` takes at `width` columns, long lines wrapping. Colour escape sequences count as
+    /// columns here, which can only send text that fits to the pager, and `less -F` then quits at once.
     static func rowsNeeded(_ text: String, width: Int) -> Int {
         let columns = max(1, width)
         var lines = text.split(separator: "\n", omittingEmptySubsequences: false)
