@@ -1,6 +1,6 @@
 public import AggregateCore
-public import AggregateJSON
-public import AggregateRendering
+import AggregateJSON
+import AggregateRendering
 import Foundation
 
 /// Meetup groups near a location, from the legacy REST API v2 (the original tutorials' API) or the current

@@ -1,6 +1,6 @@
 public import AggregateCore
 public import AggregateJSON
-public import AggregateText
+import AggregateText
 import Foundation
 
 /// A Rails-style message board (`rails g scaffold Message name message message_date`): lists its

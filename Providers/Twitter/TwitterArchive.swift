@@ -1,6 +1,6 @@
 public import AggregateCore
-public import AggregateJSON
-public import AggregateText
+import AggregateJSON
+import AggregateText
 public import Foundation
 
 /// Reads the tweets of an X/Twitter "Download an archive of your data" export, in every era: Grailbird monthly

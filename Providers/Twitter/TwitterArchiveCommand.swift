@@ -1,6 +1,6 @@
 public import AggregateCore
-public import AggregateJSON
-public import AggregateRendering
+import AggregateJSON
+import AggregateRendering
 import AggregateText
 import Foundation
 

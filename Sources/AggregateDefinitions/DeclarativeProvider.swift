@@ -1,6 +1,6 @@
 public import AggregateCore
-public import AggregateJSON
-public import AggregateText
+import AggregateJSON
+import AggregateText
 public import Foundation
 
 /// A provider run from a ``ProviderDefinition``: the same stages as a Swift provider, driven by the definition.

@@ -1,5 +1,5 @@
 public import AggregateCore
-public import AggregateJSON
+import AggregateJSON
 public import Foundation
 
 /// One definition found somewhere, read or not.

@@ -1,5 +1,5 @@
 import AggregateCore
-public import Foundation
+import Foundation
 
 /// Reads an unsuccessful response by a definition's `errors` and `rateLimit`.
 struct DefinitionErrorReader {

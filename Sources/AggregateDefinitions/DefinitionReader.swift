@@ -1,4 +1,4 @@
-public import AggregateJSON
+import AggregateJSON
 import Foundation
 
 /// A mistake in a provider definition: where it is (a JSON pointer) and what is wrong.

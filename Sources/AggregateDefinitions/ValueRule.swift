@@ -1,6 +1,6 @@
-public import AggregateCore
+import AggregateCore
 public import AggregateJSON
-public import AggregateText
+import AggregateText
 import Foundation
 
 /// How a definition finds one value in a record: fallbacks tried in order, the first non-empty one wins.

@@ -1,5 +1,5 @@
 public import AggregateCore
-public import AggregateJSON
+import AggregateJSON
 public import Foundation
 
 /// Settings of the shared fetch layer for one run. (The item limit is part of the ``Query``.)

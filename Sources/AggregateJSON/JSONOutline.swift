@@ -1,4 +1,4 @@
-public import AggregateText
+import AggregateText
 import Foundation
 
 /// Text views of a JSON value for people and for grep: an indented outline and gron-like leaf paths.

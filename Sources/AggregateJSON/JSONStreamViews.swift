@@ -75,7 +75,7 @@ extension JSONPath {
                         guard let next = try reader.nextToken() else { break }
                         if next == .arrayEnd { break }
                         found = true
-                        try reader.pushBack(next)
+                        reader.pushBack(next)
                         break
                     }
                     guard let next = try reader.nextToken(), next != .arrayEnd else { break }

@@ -1,4 +1,4 @@
-package import AggregateCore
+import AggregateCore
 import AggregateText
 import Foundation
 

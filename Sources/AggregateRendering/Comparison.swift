@@ -109,7 +109,11 @@ package enum ComparisonText {
             let height = cellLines.map(\.count).max() ?? 1
             for line in 0..<height {
                 var text = TextLayout.pad(line == 0 ? label : "", to: labelWidth)
-                for cell in cellLines { text += TextLayout.pad(line < cell.count ? cell[line] : "", to: columnWidth) + "  " }
+                for cell in cellLines {
+                    let content = line < cell.count ? cell[line] : ""
+                    // Padded by the plain text's width, so escape sequences never shift the columns.
+                    text += paint(content, label: label, style) + String(TextLayout.pad(content, to: columnWidth).dropFirst(content.count)) + "  "
+                }
                 while text.hasSuffix(" ") { text.removeLast() }
                 output += text + "\n"
             }
@@ -122,13 +126,24 @@ package enum ComparisonText {
         return output
     }
 
+    /// A side-by-side cell with colour, when the style allows it: the invocations in bold, `ok` green, `failed` red.
+    private static func paint(_ content: String, label: String, _ style: TextStyle) -> String {
+        switch (label, content) {
+        case (_, ""): return content
+        case ("", _): return ANSI.bold(content, style)
+        case ("status", "ok"): return ANSI.green(content, style)
+        case ("status", "failed"): return ANSI.red(content, style)
+        default: return content
+        }
+    }
+
     private static func stacked(_ rows: [ComparisonRow], style: TextStyle) -> String {
         let width = style.width
         return rows.map { row in
             let result = row.result
-            var lines = TextLayout.wrap("== \(row.invocation)", width: width)
+            var lines = TextLayout.wrap("== \(row.invocation)", width: width).map { ANSI.bold($0, style) }
             if let error = result.error {
-                lines += TextLayout.wrap("failed: " + error.message, width: width)
+                lines += TextLayout.wrap("failed: " + error.message, width: width).map { ANSI.red($0, style) }
             } else {
                 lines += TextLayout.wrap("ok · \(result.items.count) items · \(result.meta.requests) requests\(cacheNote(result)), \(result.meta.pages) pages · \(ByteCount.describe(result.meta.bytes)) · \(milliseconds(result.meta.elapsedMs))", width: width)
             }

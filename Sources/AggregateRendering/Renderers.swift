@@ -1,6 +1,6 @@
 public import AggregateCore
 public import AggregateJSON
-public import AggregateText
+import AggregateText
 import Foundation
 
 /// The output formats every command accepts with `--format`.

@@ -1,6 +1,6 @@
 public import AggregateCore
-public import AggregateJSON
-public import AggregateText
+import AggregateJSON
+import AggregateText
 import Foundation
 
 /// One row per item, with the unified fields as columns: the shape shared by CSV, Markdown and the `--fields`

@@ -1,6 +1,6 @@
 public import AggregateCore
 public import AggregateDefinitions
-public import AggregateJSON
+import AggregateJSON
 public import AggregateSandboxKit
 public import Foundation
 

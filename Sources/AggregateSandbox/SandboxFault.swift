@@ -1,5 +1,5 @@
-public import AggregateCore
-public import AggregateText
+import AggregateCore
+import AggregateText
 public import Foundation
 
 /// A failure the sandbox injects in place of (or around) a normal response, so clients can be tested against

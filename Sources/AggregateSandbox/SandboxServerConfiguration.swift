@@ -1,4 +1,4 @@
-public import AggregateCore
+import AggregateCore
 public import AggregateHTTP
 public import AggregateSandboxKit
 public import Foundation

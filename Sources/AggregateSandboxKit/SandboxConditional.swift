@@ -1,5 +1,5 @@
 public import AggregateCore
-public import AggregateText
+import AggregateText
 public import Foundation
 
 /// Adds validators to the sandbox's successful GET answers and turns them into `304 Not Modified` when the

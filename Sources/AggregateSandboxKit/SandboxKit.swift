@@ -1,6 +1,6 @@
 public import AggregateCore
 public import AggregateJSON
-public import Foundation
+import Foundation
 
 // The pieces every emulator is made of: a route table, early exits, paging, credential checks, GraphQL requests
 // and typed parameter checks that answer in the API's own error shape.

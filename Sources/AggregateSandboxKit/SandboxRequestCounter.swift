@@ -1,4 +1,4 @@
-public import AggregateCore
+import AggregateCore
 public import Foundation
 
 /// Counts a sandbox's requests per provider and window, so an emulator can enforce its API's rate limit for real

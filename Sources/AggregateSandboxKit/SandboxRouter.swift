@@ -1,6 +1,6 @@
 public import AggregateCore
-public import AggregateJSON
-public import AggregateText
+import AggregateJSON
+import AggregateText
 public import Foundation
 
 /// Routes sandbox requests to providers: `/<name>/...` goes to that provider with the prefix removed;

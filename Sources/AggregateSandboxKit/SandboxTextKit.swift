@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// Text matching the way the emulated search APIs do it: case- and accent-insensitive, the same on every machine
 /// whatever its locale. Emulators fold their samples once and each request's text with the same function.

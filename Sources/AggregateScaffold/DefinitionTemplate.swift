@@ -1,5 +1,5 @@
 public import AggregateCore
-public import AggregateJSON
+import AggregateJSON
 public import Foundation
 
 /// A new provider as a definition (docs/provider-definitions.md): the same made-up record search as the Swift

@@ -1,5 +1,5 @@
-public import AggregateCore
-public import AggregateJSON
+import AggregateCore
+import AggregateJSON
 public import Foundation
 
 /// The Swift files generated from the folders under `Providers/`: each Swift provider's compiled-in sample data and

@@ -1,5 +1,5 @@
-public import AggregateCore
-public import AggregateJSON
+import AggregateCore
+import AggregateJSON
 import Foundation
 
 /// The files of a new Swift provider, modelled on the Bookshelf walk-through of docs/adding-a-provider.md: a client

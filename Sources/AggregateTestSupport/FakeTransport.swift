@@ -1,6 +1,6 @@
 public import AggregateCore
 public import AggregateHTTP
-public import AggregateRendering
+import AggregateRendering
 public import Foundation
 
 /// A transport backed by a closure, for tests of the fetch layer without sockets.

@@ -1,4 +1,4 @@
-public import AggregateScaffold
+import AggregateScaffold
 public import Foundation
 
 /// The folders under `Providers/`, told apart as `Package.swift` does (``ProviderScaffold/isDefinitionFolder(_:)``).

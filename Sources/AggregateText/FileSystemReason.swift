@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// Why a file-system call failed, in our words: "permission denied", "no space left on the device".
 ///

@@ -7,11 +7,12 @@ struct App: Sendable {
     var context: Context
 
     /// The built-in commands, in the order help lists them: the one list help and dispatch are built from.
-    static let commandTypes: [any CLICommand.Type] = [
+    /// Computed, not stored: a stored array of metatypes is not `Sendable`, and building it is free.
+    static var commandTypes: [any CLICommand.Type] { [
         ProvidersCommand.self, DescribeCommand.self, CompareCommand.self, BrowseCommand.self, SandboxCommand.self,
         ConfigCommand.self, AuthCommand.self, CompletionsCommand.self, NormalizeCommand.self, CacheCommand.self, LimitsCommand.self,
         NewProviderCommand.self,
-    ]
+    ] }
 
     /// The built-in commands' help, and `help` itself.
     static var commands: [HelpText.Command] {

@@ -40,5 +40,5 @@ enum ProvidersCommand: CLICommand {
 /// `aggregate describe <provider>`.
 enum DescribeCommand: CLICommand {
     static var command: HelpText.Command { InfoCommands.describeCommand }
-    static func run(_ arguments: [String], context: Context) async -> ExitCode { InfoCommands.describe(arguments, context: context) }
+    static func run(_ arguments: [String], context: Context) async -> ExitCode { await InfoCommands.describe(arguments, context: context) }
 }

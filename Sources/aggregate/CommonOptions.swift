@@ -36,6 +36,10 @@ struct CommonOptions: Sendable, Equatable {
     var tools = RunToolOptions()
     /// `--no-cache`, `--refresh` and `--cache-ttl`: how live runs use the disk cache.
     var cache = CacheChoice()
+    /// `--color`: whether text output is coloured (``ColorChoice``).
+    var color = ColorChoice.auto
+    /// `--no-pager`: long text output is written directly (``Pager``).
+    var noPager = false
 
     static let specs: [OptionSpec] = [
         ProviderRunner.Settings.optionSpec("limit"),
@@ -50,6 +54,7 @@ struct CommonOptions: Sendable, Equatable {
         OptionSpec("sort", valueName: "FIELD", help: "Sort the items after fetching by a field, e.g. createdAt, -createdAt (newest first), title, metrics.<name>."),
         OptionSpec("profile", valueName: "NAME", help: "Use this profile of the config file (default: $AGGREGATE_PROFILE)."),
         OptionSpec("raw", arity: .flag, help: "Print the raw response body instead (several pages as a JSON array)."),
+        ColorChoice.spec, Pager.spec,
     ] + RunToolOptions.specs + CacheChoice.specs + [
         OptionSpec("help", short: "h", arity: .flag, help: "Show help information."),
     ]
@@ -63,6 +68,12 @@ struct CommonOptions: Sendable, Equatable {
 
     /// The options an enclosing command (compare) passes on to each invocation.
     static let inherited: Set<String> = ["limit", "timeout", "profile", "offline", "verbose"]
+
+    /// Whether this run's text output is coloured: `--color` against the terminal's automatic answer.
+    func colorOnStdout(_ terminal: Terminal) -> Bool { color.allowsColor(auto: terminal.colorOnStdout) }
+
+    /// Whether this run's stdout may go through the pager: text output (not `--raw`) and no `--no-pager`.
+    var mayPage: Bool { format == .text && !raw && !noPager }
 
     /// Takes what an enclosing command's options (`outer`, e.g. compare's) set and these leave unset, as if given
     /// here: this command line wins, and the config file fills in after both.
@@ -112,6 +123,8 @@ struct CommonOptions: Sendable, Equatable {
         }
         tools = try RunToolOptions(parsed)
         cache = try CacheChoice(parsed)
+        color = try ColorChoice(parsed)
+        noPager = parsed.has(Pager.spec.name)
         if raw, fields != nil || sort != nil {
             throw AggregateError(.usage, "--fields and --sort shape items; they cannot be used with --raw")
         }

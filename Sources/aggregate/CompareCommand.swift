@@ -17,6 +17,8 @@ enum CompareCommand {
         CommonOptions.spec("verbose", help: "Trace requests, responses and retries on stderr."),
         CommonOptions.spec("quiet", help: "No progress lines or notes on stderr."),
         CommonOptions.spec("profile", help: "Use this profile of the config file for every invocation."),
+        CommonOptions.spec("color", help: "Colour the text view: auto (default: on a terminal, unless NO_COLOR; FORCE_COLOR forces it), always or never."),
+        CommonOptions.spec("no-pager", help: "Write a long text view directly, not through $AGGREGATE_PAGER, $PAGER or less -FRX."),
     ] + RunToolOptions.specs + CacheChoice.specs + [
         CommonOptions.spec("help", help: "Show help information."),
     ]
@@ -98,7 +100,9 @@ enum CompareCommand {
                 invocation: entry.text, result: result, authStyle: entry.invocation.provider.descriptor.authStyle,
                 paginationStyle: entry.invocation.provider.descriptor.paginationStyle)
         }
-        render(rows, format: output, context: context)
+        await Pager.paging(output == .results(.text) && !shared.noPager, context: context) { context in
+            render(rows, format: output, color: shared.colorOnStdout(context.terminal), context: context)
+        }
         for result in results { if let error = result.error { console.err(Diagnostics.line(for: error)) } }
         return ExitCode(comparing: results)
     }
@@ -163,7 +167,7 @@ enum CompareCommand {
         }
     }
 
-    static func render(_ rows: [ComparisonRow], format output: Output, context: Context) {
+    static func render(_ rows: [ComparisonRow], format output: Output, color: Bool, context: Context) {
         let results = rows.map(\.result)
         guard case .results(let format) = output else {
             context.console.out(CompareHTMLReport.render(rows))
@@ -171,7 +175,7 @@ enum CompareCommand {
         }
         switch format {
         case .text:
-            let style = TextStyle(width: context.terminal.width, color: context.terminal.colorOnStdout)
+            let style = TextStyle(width: context.terminal.width, color: color)
             context.console.out(ComparisonText.render(rows, style: style))
         case .json:
             let comparison: JSONValue = ["invocations": .array(rows.map(\.jsonValue))]

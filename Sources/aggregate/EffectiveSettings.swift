@@ -129,11 +129,11 @@ extension CommonOptions {
     }
 }
 
-/// How a credential is shown to the user: its first 4 characters, then `…` (only `…` for short values, which
-/// 4 characters would give away).
+/// How a credential is shown to the user: its first 4 characters, then `…`. A value under 12 characters, which 4
+/// characters would give away too much of, is not shown at all, but said to be set: a bare `…` read as if empty.
 enum SecretPreview {
     static func masked(_ secret: String) -> String {
-        secret.count >= 12 ? String(secret.prefix(4)) + "…" : "…"
+        secret.count >= 12 ? String(secret.prefix(4)) + "…" : "(hidden: under 12 characters)"
     }
 }
 

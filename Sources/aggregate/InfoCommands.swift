@@ -13,9 +13,9 @@ enum InfoCommands {
 
     static let describeCommand = HelpText.Command(
         name: "describe", summary: "Show a provider's operations, parameters, environment variables and examples.",
-        usage: "aggregate describe <provider> [--format text|json]",
+        usage: "aggregate describe <provider> [--format text|json] [--no-pager]",
         arguments: [("<provider>", "The provider's name, as listed by 'aggregate providers'.")],
-        options: [formatOption, helpOption])
+        options: [formatOption, Pager.spec, helpOption])
 
     static let formatOption = OptionSpec("format", valueName: "FORMAT", help: "text (default) or json.")
     static let helpOption = OptionSpec("help", short: "h", arity: .flag, help: "Show help information.")
@@ -53,7 +53,7 @@ enum InfoCommands {
         }
     }
 
-    static func describe(_ arguments: [String], context: Context) -> ExitCode {
+    static func describe(_ arguments: [String], context: Context) async -> ExitCode {
         do throws(AggregateError) {
             guard let parsed = try describeCommand.parse(arguments, context: context) else { return .success }
             guard let name = parsed.positionals.first else {
@@ -64,7 +64,9 @@ enum InfoCommands {
             if try wantsJSON(parsed) {
                 context.console.out(JSONWriter(pretty: true).string(descriptorJSON(descriptor)) + "\n")
             } else {
-                context.console.out(describeText(descriptor, width: context.terminal.width))
+                await Pager.paging(!parsed.has(Pager.spec.name), context: context) { context in
+                    context.console.out(describeText(descriptor, width: context.terminal.width))
+                }
             }
             return .success
         } catch {

@@ -5,7 +5,7 @@ import Foundation
 /// dispatch and rendering, for every provider alike. The executable imports no provider to offer them.
 enum LocalCommands {
     /// The options the command line adds to every local command, after its own.
-    static let commonOptions = CommonOptions.specs.filter { ["format", "quiet", "help"].contains($0.name) }
+    static let commonOptions = CommonOptions.specs.filter { ["format", "quiet", "color", "no-pager", "help"].contains($0.name) }
 
     /// The help of `provider`'s local commands, named `<provider> <command>`.
     static func help(of provider: any RunnableProvider) -> [HelpText.Command] {
@@ -39,9 +39,13 @@ enum LocalCommands {
             case .result(let result):
                 var common = CommonOptions()
                 if let format = parsed.value("format") { common.format = try CommonOptions.format(from: format) }
+                common.color = try ColorChoice(parsed)
+                common.noPager = parsed.has(Pager.spec.name)
                 let invocation = ProviderInvocation(
                     provider: provider, operation: provider.descriptor.defaultOperation, parameters: result.query, common: common)
-                ProviderCommand.render(result, invocation: invocation, context: context)
+                await Pager.paging(common.mayPage, context: context) { context in
+                    ProviderCommand.render(result, invocation: invocation, context: context)
+                }
                 return .success
             }
         } catch {

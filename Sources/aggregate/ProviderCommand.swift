@@ -220,7 +220,9 @@ enum ProviderCommand {
             context.console.err("warning: \(invocation.name): \(warning)\n")
         }
         if invocation.common.verbose { reportRepairs(result, context: context) }
-        render(result, invocation: invocation, context: context)
+        await Pager.paging(invocation.common.mayPage, context: context) { context in
+            render(result, invocation: invocation, context: context)
+        }
         if let error = result.error {
             Diagnostics.report(error, console: context.console, registry: context.registry)
         }
@@ -268,7 +270,7 @@ enum ProviderCommand {
                 console.out(ItemTable([result]).text(width: context.terminal.width))
                 return
             }
-            let style = TextStyle(width: context.terminal.width, color: context.terminal.colorOnStdout)
+            let style = TextStyle(width: context.terminal.width, color: invocation.common.colorOnStdout(context.terminal))
             console.out(TextRenderer.view(of: result, by: invocation.provider, style: style))
             if !invocation.common.quiet, let note = cutAtDefaultLimitNote(result, common: invocation.common) {
                 console.err("note: \(result.provider): \(note)\n")

@@ -17,12 +17,13 @@ enum SandboxCommand {
         OptionSpec("rate-limit", arity: .repeated, valueName: "PROVIDER=N/WINDOW", help: "Enforce this limit instead of the provider's real one, e.g. 'kiva=5/2s' (see docs/sandbox-faults.md). Repeatable."),
         OptionSpec("replay", valueName: "DIR", help: "Serve the exchanges recorded in DIR/cassette.json (by --record) instead of the emulators."),
         OptionSpec("messageboard-csrf", arity: .flag, help: "Make the message board reject JSON posts without a CSRF token, like a Rails app with forgery protection."),
+        OptionSpec("env", arity: .flag, help: "Print 'export' lines for every provider's base URL (this address, with --port and --host) and demo credentials, and exit; the server is not started."),
         OptionSpec("help", short: "h", arity: .flag, help: "Show help information."),
     ]
 
     static let command = HelpText.Command(
         name: "sandbox", summary: "Run the local API emulator for every provider.",
-        usage: "aggregate sandbox [--port 8787] [--host 127.0.0.1] [--latency MS] [--fail-rate P] [--fault SPEC]... [--rate-limit PROVIDER=N/WINDOW]... [--replay DIR] [--data-dir DIR]",
+        usage: "aggregate sandbox [--port 8787] [--host 127.0.0.1] [--latency MS] [--fail-rate P] [--fault SPEC]... [--rate-limit PROVIDER=N/WINDOW]... [--replay DIR] [--data-dir DIR] | --env [--port 8787] [--host 127.0.0.1]",
         options: options,
         discussion: """
             A real HTTP/1.1 server that speaks each provider's real paths, parameters, auth errors, pagination and \
@@ -33,7 +34,9 @@ enum SandboxCommand {
             enforced per window, with a 403 lock-out past it; --rate-limit kiva=5/2s shrinks it for tests. With \
             --replay DIR it serves a cassette recorded with --record instead: each recorded exchange once, matched by \
             method, path, query and body. One line per request is logged on stderr, credentials redacted; Ctrl-C \
-            stops it.
+            stops it. --env only prints, for a sandbox started separately on the same --port and --host: \
+            eval "$(aggregate sandbox --env)" points every provider at it with its demo credentials, so commands without \
+            --offline take the live code path against the sandbox.
             """)
 
     static func run(_ arguments: [String], context: Context) async -> ExitCode {
@@ -42,7 +45,13 @@ enum SandboxCommand {
         do {
             guard let parsed = try command.parse(arguments, context: context) else { return .success }
             if let extra = parsed.positionals.first { throw AggregateError(.usage, "unexpected argument '\(extra)'") }
+            if parsed.has("env") { try checkEnvOptions(parsed) }
             server = SandboxServer(catalog: context.catalog, configuration: try configuration(parsed, context: context))
+            if parsed.has("env") {
+                let start = ["aggregate", "sandbox"] + ["port", "host"].flatMap { name in parsed.value(name).map { ["--\(name)", $0] } ?? [] }
+                console.out(exports(baseURL: server.baseURL, catalog: context.catalog, start: start.map(shellQuoted).joined(separator: " ")))
+                return .success
+            }
             try server.start()
         } catch let error as AggregateError {
             return Diagnostics.report(error.kind == .usage ? error : error.attributed(to: "sandbox"), console: console, usage: command.usage)
@@ -105,19 +114,45 @@ enum SandboxCommand {
 
     /// What the sandbox serves and how to use it, printed at start-up.
     static func banner(server: SandboxServer, catalog: SandboxCatalog) -> String {
-        let registry = catalog.registry
         let base = server.baseURL.absoluteString
-        var text = "aggregate sandbox listening on \(base) (providers: \(registry.names.joined(separator: ", ")))\n"
-        for provider in registry.providers {
-            let descriptor = provider.descriptor
-            let credentials = (catalog.sandbox(named: descriptor.name)?.sandboxEnvironment ?? [:]).sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
-            // Definitions' emulators are mounted under /<name> only.
-            let mount = registry.origin(of: descriptor.name) == .builtInSwift ? base : base + "/" + descriptor.name
-            let line = (["\(descriptor.baseURLVariable)=\(mount)"] + credentials).joined(separator: " ")
-            text += "  \(descriptor.name): \(line)\n"
+        var text = "aggregate sandbox listening on \(base) (providers: \(catalog.registry.names.joined(separator: ", ")))\n"
+        for (provider, variables) in environment(baseURL: server.baseURL, catalog: catalog) {
+            text += "  \(provider): \(variables.map { "\($0.name)=\($0.value)" }.joined(separator: " "))\n"
         }
         text += "Press Ctrl-C to stop.\n"
         return text
+    }
+
+    /// The variables that point each provider at a sandbox on `baseURL`: its base URL variable, then the demo
+    /// credentials its emulator accepts (by name). The banner and `--env` both show these.
+    static func environment(baseURL: URL, catalog: SandboxCatalog) -> [(provider: String, variables: [(name: String, value: String)])] {
+        let registry = catalog.registry
+        let base = baseURL.absoluteString
+        return registry.providers.map { provider in
+            let descriptor = provider.descriptor
+            let credentials = (catalog.sandbox(named: descriptor.name)?.sandboxEnvironment ?? [:]).sorted { $0.key < $1.key }
+            // Definitions' emulators are mounted under /<name> only.
+            let mount = registry.origin(of: descriptor.name) == .builtInSwift ? base : base + "/" + descriptor.name
+            return (descriptor.name, [(descriptor.baseURLVariable, mount)] + credentials.map { ($0.key, $0.value) })
+        }
+    }
+
+    /// `--env`: the environment as `export` lines for a POSIX shell, for `eval "$(aggregate sandbox --env)"`.
+    /// - Parameter start: the command that starts a sandbox on `baseURL`, for the first comment line.
+    static func exports(baseURL: URL, catalog: SandboxCatalog, start: String) -> String {
+        var text = "# Every provider pointed at the sandbox on \(baseURL.absoluteString), which '\(start)' starts.\n"
+        for (provider, variables) in environment(baseURL: baseURL, catalog: catalog) {
+            text += "# \(provider)\n"
+            for variable in variables { text += "export \(variable.name)=\(shellQuoted(variable.value))\n" }
+        }
+        return text
+    }
+
+    /// `--env` only prints, so it takes only the options that say where the sandbox is, and a fixed port.
+    static func checkEnvOptions(_ parsed: ParsedArguments) throws(AggregateError) {
+        let serving = options.map(\.name).filter { !["env", "port", "host", "help"].contains($0) && parsed.has($0) }
+        if let option = serving.first { throw AggregateError(.usage, "--env only prints the variables; --\(option) is for the server (give it to 'aggregate sandbox')") }
+        if parsed.value("port") == "0" { throw AggregateError(.usage, "--env needs the sandbox's port: give the one it listens on, not 0") }
     }
 
     /// Stops the server on SIGINT or SIGTERM.

@@ -12,7 +12,7 @@ struct Terminal: Sendable {
     var stdinIsTerminal: Bool
     /// Columns of the terminal, `COLUMNS` when set, else 80.
     var width: Int
-    /// Whether colour is allowed on stdout: a terminal, and `NO_COLOR` unset.
+    /// Whether `--color auto` colours stdout (``ColorChoice/automatic(isTerminal:environment:)``).
     var colorOnStdout: Bool
     /// Whether colour is allowed on stderr.
     var colorOnStderr: Bool
@@ -20,12 +20,11 @@ struct Terminal: Sendable {
     static func current(environment: [String: String]) -> Terminal {
         let stdoutTTY = isatty(STDOUT_FILENO) == 1
         let stderrTTY = isatty(STDERR_FILENO) == 1
-        let noColor = environment["NO_COLOR"].map { !$0.isEmpty } ?? false
         return Terminal(
             stdoutIsTerminal: stdoutTTY, stderrIsTerminal: stderrTTY, stdinIsTerminal: isatty(STDIN_FILENO) == 1,
             width: Self.columns(environment: environment, isTerminal: stdoutTTY || stderrTTY),
-            colorOnStdout: stdoutTTY && !noColor && environment["TERM"] != "dumb",
-            colorOnStderr: stderrTTY && !noColor && environment["TERM"] != "dumb")
+            colorOnStdout: ColorChoice.automatic(isTerminal: stdoutTTY, environment: environment),
+            colorOnStderr: ColorChoice.automatic(isTerminal: stderrTTY, environment: environment))
     }
 
     private static func columns(environment: [String: String], isTerminal: Bool) -> Int {

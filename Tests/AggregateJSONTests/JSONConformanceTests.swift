@@ -27,7 +27,7 @@ import Testing
     @Test(arguments: accepted)
     func acceptedByBothReaders(text: String) throws {
         let tree = try JSONParser().parse(text)
-        var reader = JSONEventReader(data: Data(text.utf8))
+        let reader = JSONEventReader(data: Data(text.utf8))
         let streamed = try reader.readValue()
         #expect(try reader.next() == nil)
         #expect(streamed == tree)
@@ -39,11 +39,11 @@ import Testing
         var tree: JSONParseError?
         do { _ = try JSONParser().parse(text) } catch { tree = error }
         #expect(throws: JSONParseError.self) {
-            var reader = JSONEventReader(data: Data(text.utf8))
+            let reader = JSONEventReader(data: Data(text.utf8))
             while try reader.next() != nil {}
         }
         do {
-            var reader = JSONEventReader(data: Data(text.utf8))
+            let reader = JSONEventReader(data: Data(text.utf8))
             while try reader.next() != nil {}
         } catch {
             #expect(error == tree, "the streaming reader and the tree parser must give the same error")

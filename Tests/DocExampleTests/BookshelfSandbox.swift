@@ -1,5 +1,5 @@
 // Providers/Bookshelf/Sandbox/BookshelfSandbox.swift
-public import AggregateCore
+import AggregateCore
 import AggregateJSON
 public import AggregateSandboxKit
 import Foundation

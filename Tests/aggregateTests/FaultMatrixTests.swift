@@ -137,7 +137,7 @@ import aggregate
         if let path = ProcessInfo.processInfo.environment["AGGREGATE_FAULT_MATRIX_TABLE"] {
             let rows = table.map { "\($0.command)\t\($0.fault)\t\($0.exit)\t\($0.requests)\t\($0.errorLines)\t\($0.leaked ? "LEAK" : "none")\t\($0.message)" }
             let handle = FileHandle(forWritingAtPath: path) ?? {
-                FileManager.default.createFile(atPath: path, contents: nil)
+                _ = FileManager.default.createFile(atPath: path, contents: nil)
                 return FileHandle(forWritingAtPath: path)!
             }()
             handle.seekToEndOfFile()

@@ -1,7 +1,7 @@
-public import AggregateCore
-public import AggregateJSON
+import AggregateCore
+import AggregateJSON
 public import AggregateSandboxKit
-public import AggregateText
+import AggregateText
 import Foundation
 
 /// Kiva's part of the sandbox, over the bundled loans in `SampleData/loans.json`:

@@ -1,7 +1,7 @@
-public import AggregateCore
-public import AggregateJSON
+import AggregateCore
+import AggregateJSON
 public import AggregateSandboxKit
-public import AggregateText
+import AggregateText
 import Foundation
 
 /// Meetup's part of the sandbox: `GET /2/groups` (API v2), `POST /gql-ext` (GraphQL), and the retired

@@ -1,7 +1,7 @@
-public import AggregateCore
-public import AggregateJSON
+import AggregateCore
+import AggregateJSON
 public import AggregateSandboxKit
-public import AggregateText
+import AggregateText
 import Foundation
 
 /// The message board's part of the sandbox: a writable Rails scaffold board.

@@ -1,5 +1,5 @@
 public import AggregateCore
-public import AggregateJSON
+import AggregateJSON
 public import AggregateSandboxKit
 import Foundation
 

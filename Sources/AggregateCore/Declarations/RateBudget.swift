@@ -1,5 +1,5 @@
-public import AggregateJSON
-public import AggregateText
+import AggregateJSON
+import AggregateText
 public import Foundation
 
 /// A request budget an API publishes, as plain data in the provider's descriptor: at most ``requests`` requests in

@@ -1,6 +1,6 @@
 public import AggregateJSON
 import AggregateText
-public import Foundation
+import Foundation
 
 /// Reading JSON bodies with clear errors.
 extension HTTPResponse {

@@ -1,5 +1,5 @@
 public import AggregateJSON
-public import AggregateText
+import AggregateText
 public import Foundation
 
 /// One normalized result from any provider: a group, a loan, a movie, a tweet or a message.

@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// How the core sends a declared credential.
 public enum CredentialPlacement: Sendable, Equatable {

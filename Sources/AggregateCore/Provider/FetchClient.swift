@@ -1,5 +1,5 @@
 public import AggregateJSON
-public import Foundation
+import Foundation
 
 /// Sends requests for a provider's ``Provider/resolve(_:using:)`` stage through the shared layer
 /// (credentials, timeouts, retries, redirects, size cap, counting), returning only successful responses.

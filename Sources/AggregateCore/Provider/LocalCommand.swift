@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// A command a provider adds beside its operations, answered locally without its API, e.g.
 /// `aggregate twitter archive <path>`, which reads the user's own export.

@@ -1,5 +1,5 @@
 public import AggregateJSON
-public import Foundation
+import Foundation
 
 /// A type a parameter can be read as: `query[Meetup.lat]` is a `Double?`.
 public protocol ParameterValue: Sendable {

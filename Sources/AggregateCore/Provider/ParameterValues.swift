@@ -1,5 +1,5 @@
 public import AggregateJSON
-public import AggregateText
+import AggregateText
 public import Foundation
 
 extension Parameter {

@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// An immutable list of providers with lookup by name. Build it once and pass it to what needs it.
 ///

@@ -1,4 +1,4 @@
-public import AggregateJSON
+import AggregateJSON
 public import AggregateText
 public import Foundation
 

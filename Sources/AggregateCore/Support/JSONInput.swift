@@ -1,5 +1,5 @@
 public import AggregateJSON
-public import AggregateText
+import AggregateText
 public import Foundation
 
 /// Reads a JSON document from a file or a stream for `aggregate browse`, with a size cap checked before the

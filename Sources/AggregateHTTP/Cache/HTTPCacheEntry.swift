@@ -1,5 +1,5 @@
 public import AggregateCore
-public import AggregateJSON
+import AggregateJSON
 public import Foundation
 
 /// One stored response of the disk cache, as written to its file.

@@ -1,5 +1,5 @@
 public import AggregateCore
-public import AggregateJSON
+import AggregateJSON
 public import Foundation
 
 /// How a run uses the disk cache (`--refresh`, `--cache-ttl`); no settings at all means no cache (`--no-cache`,

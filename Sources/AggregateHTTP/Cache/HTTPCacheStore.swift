@@ -1,5 +1,5 @@
-public import AggregateCore
-public import AggregateJSON
+import AggregateCore
+import AggregateJSON
 import AggregateText
 public import Foundation
 

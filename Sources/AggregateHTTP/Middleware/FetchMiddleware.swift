@@ -1,5 +1,5 @@
 public import AggregateCore
-public import AggregateText
+import AggregateText
 public import Foundation
 
 /// What the steps of one exchange know about it.

@@ -1,5 +1,5 @@
 import AggregateCore
-public import AggregateJSON
+import AggregateJSON
 import AggregateCore
 public import Foundation
 

@@ -1,6 +1,6 @@
 public import AggregateCore
 public import AggregateJSON
-public import AggregateText
+import AggregateText
 public import Foundation
 
 /// A recording of a run's HTTP exchanges, as `--record DIR` writes it to `DIR/cassette.json` and `--replay DIR`

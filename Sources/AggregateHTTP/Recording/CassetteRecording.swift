@@ -1,5 +1,5 @@
 public import AggregateCore
-public import AggregateJSON
+import AggregateJSON
 public import Foundation
 
 /// Collects every exchange of a run (`--record DIR`), credentials redacted, and writes them as one ``Cassette``.

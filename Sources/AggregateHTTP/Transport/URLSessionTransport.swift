@@ -1,5 +1,5 @@
 public import AggregateCore
-public import AggregateText
+import AggregateText
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
