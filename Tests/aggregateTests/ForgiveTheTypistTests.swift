@@ -1,0 +1,55 @@
+import AggregateTestSupport
+import Foundation
+import Testing
+
+/// Issue 26, "forgive the typist", through the built binary: every unknown name gets a "did you mean".
+@Suite struct ForgiveTheTypistTests {
+    static let usageTail = "  See 'aggregate --help' for more information.\n"
+
+    /// The first line of stderr.
+    func firstLine(_ output: Binary.Output) -> String { output.stderr.split(separator: "\n").first.map(String.init) ?? "" }
+
+    // MARK: - Did you mean, everywhere
+
+    @Test(arguments: [
+        (["tmbd"], "Error: unknown provider or command 'tmbd'; did you mean 'tmdb'? Valid providers: "),
+        (["comapre"], "Error: unknown provider or command 'comapre'; did you mean 'compare'? Valid providers: "),
+        (["--verison"], "Error: unknown option '--verison'; did you mean '--version'?"),
+        (["help", "tmbd"], "Error: no help topic 'tmbd'; did you mean 'tmdb'? Valid providers: "),
+        (["describe", "tmbd"], "Error: unknown provider 'tmbd'; did you mean 'tmdb'? Valid providers: "),
+        (["tmdb", "popular", "--limt", "3"], "Error: tmdb: unknown option '--limt'; did you mean '--limit'?"),
+        (["tmdb", "popular", "--offlin"], "Error: tmdb: unknown option '--offlin'; did you mean '--offline'?"),
+        (["tmdb", "popular", "-verbose"], "Error: tmdb: unknown option '-verbose'; did you mean '--verbose'?"),
+        (["compare", "tmbd popular"], "Error: invocation 1 ('tmbd popular'): unknown provider 'tmbd'; did you mean 'tmdb'? Valid providers: "),
+        (["compare", "--offlin", "--all"], "Error: unknown option '--offlin'; did you mean '--offline'?"),
+        (["browse", "x.json", "--dpth", "2"], "Error: browse: unknown option '--dpth'; did you mean '--depth'?"),
+        (["config", "sett"], "Error: unknown config action 'sett'; use path, show, get, set or unset; did you mean 'set'?"),
+        (["cache", "clar"], "Error: unknown action 'clar': use stats, clear or path; did you mean 'clear'?"),
+        (["cache", "clear", "tmbd"], "Error: unknown provider 'tmbd'; did you mean 'tmdb'? Valid providers: "),
+        (["limits", "shw"], "Error: unknown action 'shw': use show or reset; did you mean 'show'?"),
+        (["auth", "stats"], "Error: unknown auth action 'stats'; use status; did you mean 'status'?"),
+        (["auth", "status", "tmbd"], "Error: unknown provider 'tmbd'; did you mean 'tmdb'? Valid providers: "),
+        (["completions", "bsh"], "Error: name one shell: bash, zsh or fish; did you mean 'bash'?"),
+        (["normalize", "tmbd"], "Error: unknown provider 'tmbd'; did you mean 'tmdb'? Valid providers: "),
+        (["new-provider", "books", "--defintion"], "Error: unknown option '--defintion'; did you mean '--definition'?"),
+        (["sandbox", "--prot", "0"], "Error: unknown option '--prot'; did you mean '--port'?"),
+        (["tmdb", "popular", "--offline", "--format", "jsno"], "Error: tmdb: --format must be one of text, json, ndjson, csv, markdown, not 'jsno'; did you mean 'json'?"),
+        (["tmdb", "popular", "--offline", "--fields", "tilte"], "Error: tmdb: unknown field 'tilte'; did you mean 'title'? Valid fields: provider, "),
+        (["kiva", "--offline", "--api", "grapql"], "Error: kiva: --api must be one of graphql, rest, not 'grapql'; did you mean 'graphql'?"),
+        (["twitter", "nasa", "--offline", "--exclude", "replys"], "Error: twitter: --exclude accepts a comma-separated list of replies, retweets, not 'replys'; did you mean 'replies'?"),
+    ])
+    func unknownNamesSuggestTheClosest(arguments: [String], prefix: String) throws {
+        let output = try Binary.run(arguments)
+        #expect(output.status == 64)
+        #expect(firstLine(output).hasPrefix(prefix), "\(output.stderr)")
+        #expect(output.stderr.hasSuffix(Self.usageTail))
+    }
+
+    @Test func farNamesKeepTheMessageAsItWas() throws {
+        let output = try Binary.run(["nosuch"])
+        #expect(firstLine(output).hasPrefix("Error: unknown provider or command 'nosuch'. Valid providers: "))
+        #expect(!output.stderr.contains("did you mean"))
+        let option = try Binary.run(["tmdb", "popular", "--offline", "--zzzzzz"])
+        #expect(firstLine(option) == "Error: tmdb: unknown option '--zzzzzz'")
+    }
+}
