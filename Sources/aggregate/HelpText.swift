@@ -75,13 +75,10 @@ enum HelpText {
         let operation = operation ?? descriptor.defaultOperation
         let isDefault = operation.name == descriptor.defaultOperation.name
         var parts = ["aggregate", descriptor.name, isDefault ? "[\(operation.name)]" : operation.name]
+        let freeText = freeTextParameter(of: operation)?.name
         for parameter in operation.parameters + descriptor.options {
-            let text: String
-            switch parameter.style {
-            case .positional: text = "<\(parameter.valueName.lowercased())>"
-            case .option: text = "--\(parameter.name) <\(parameter.valueName)>"
-            case .flag: text = "--\(parameter.name)"
-            }
+            // `<title>...`: a free-text last positional takes several words (ProviderArguments joins them).
+            let text = parameterSynopsis(parameter) + (parameter.name == freeText ? "..." : "")
             parts.append(parameter.isRequired ? text : "[\(text)]")
         }
         parts.append("[<options>]")
@@ -100,8 +97,9 @@ enum HelpText {
             text += "\n\(operation.name.uppercased())\(isDefault ? " (default)" : ""): \(operation.summary)\n"
             if !positionals.isEmpty {
                 text += "ARGUMENTS:\n"
+                let freeText = freeTextParameter(of: operation)?.name
                 for parameter in positionals {
-                    text += row("  <\(parameter.valueName.lowercased())>", parameterHelp(parameter), 28, width)
+                    text += row("  <\(parameter.valueName.lowercased())>", parameterHelp(parameter, freeText: parameter.name == freeText), 28, width)
                 }
             }
             if !named.isEmpty {
@@ -123,6 +121,11 @@ enum HelpText {
         return text
     }
 
+    /// The operation's last positional parameter when it is free text, the one that takes every word left.
+    static func freeTextParameter(of operation: ProviderOperation) -> Parameter? {
+        operation.parameters.last { $0.style == .positional }.flatMap { $0.isFreeText ? $0 : nil }
+    }
+
     static func parameterSynopsis(_ parameter: Parameter) -> String {
         switch parameter.style {
         case .positional: return "<\(parameter.valueName.lowercased())>"
@@ -131,8 +134,10 @@ enum HelpText {
         }
     }
 
-    static func parameterHelp(_ parameter: Parameter) -> String {
+    /// A parameter's help and what it accepts; `freeText` says that several words make its one value.
+    static func parameterHelp(_ parameter: Parameter, freeText: Bool = false) -> String {
         var help = parameter.help
+        if freeText { help += " Several words are joined with single spaces." }
         switch parameter.type {
         case .choice(let values): help += " (\(values.joined(separator: "|")))"
         case .choiceList(let values): help += " (comma-separated: \(values.joined(separator: ",")))"

@@ -2,7 +2,8 @@ import AggregateTestSupport
 import Foundation
 import Testing
 
-/// Issue 26, "forgive the typist", through the built binary: every unknown name gets a "did you mean".
+/// Issue 26, "forgive the typist", through the built binary: every unknown name gets a "did you mean", and several
+/// search words are one text.
 @Suite struct ForgiveTheTypistTests {
     static let usageTail = "  See 'aggregate --help' for more information.\n"
 
@@ -51,5 +52,25 @@ import Testing
         #expect(!output.stderr.contains("did you mean"))
         let option = try Binary.run(["tmdb", "popular", "--offline", "--zzzzzz"])
         #expect(firstLine(option) == "Error: tmdb: unknown option '--zzzzzz'")
+    }
+
+    // MARK: - Several words are one search text
+
+    @Test(arguments: [
+        (["tmdb", "search", "the", "amazing", "spider-man", "--offline", "--format", "json"], "the amazing spider-man"),
+        (["github", "search", "swift", "lang", "--offline", "--format", "json"], "swift lang"),
+        (["hackernews", "search", "rust", "async", "--offline", "--format", "json"], "rust async"),
+    ])
+    func severalSearchWordsAreJoined(arguments: [String], query: String) throws {
+        let output = try Binary.run(arguments)
+        #expect(output.status == 0, "\(output.stderr)")
+        #expect(output.stdout.contains("\"query\": \"\(query)\""), "\(output.stdout.prefix(400))")
+    }
+
+    @Test func helpSaysSoInTheUsageAndTheArgument() throws {
+        let help = try Binary.run(["help", "tmdb"]).stdout
+        #expect(help.contains("aggregate tmdb [search] <title>... [--year <YEAR>] [<options>]"))
+        #expect(help.contains("Several words are joined with single spaces."))
+        #expect(try Binary.run(["help", "twitter"]).stdout.contains("aggregate twitter [timeline] <username> "), "a user name takes one word")
     }
 }

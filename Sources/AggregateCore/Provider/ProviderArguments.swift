@@ -38,6 +38,9 @@ public struct ProviderArguments: Sendable {
 
     /// The typed, checked parameter values: positionals in order, named options, `-` read from standard input where
     /// a parameter allows it, defaults, and an error for a missing required one or a word left over.
+    ///
+    /// The last positional parameter, when it is free text (``Parameter/isFreeText``), takes all the words left,
+    /// joined with single spaces: `tmdb search the amazing spider-man` searches for "the amazing spider-man".
     /// - Parameter fallback: a value from elsewhere (e.g. a config file) for an option the command line leaves unset.
     public func values(
         from parsed: ParsedArguments, standardInput: () -> Data? = { nil }, fallback: (Parameter) -> String? = { _ in nil }
@@ -45,9 +48,13 @@ public struct ProviderArguments: Sendable {
         let descriptor = provider.descriptor
         var values = JSONObject()
         var positionals = parsed.positionals[...]
+        let lastPositional = parameters.last { $0.style == .positional }?.name
         for parameter in parameters {
             var text: String?
             switch parameter.style {
+            case .positional where parameter.isFreeText && parameter.name == lastPositional && positionals.count > 1:
+                text = positionals.joined(separator: " ")
+                positionals = []
             case .positional: text = positionals.popFirst()
             case .option: text = parsed.value(parameter.name) ?? fallback(parameter)
             case .flag: text = parsed.has(parameter.name) ? "true" : nil
