@@ -117,6 +117,9 @@ enum HelpText {
             for variable in descriptor.auth { text += row("  " + variable.name, variable.usage, 28, width) }
             text += row("  " + descriptor.baseURLVariable, "Overrides the base URL (like --base-url).", 28, width)
         }
+        if let note = typoNote(descriptor) {
+            text += "\n" + TextLayout.wrap(note, width: max(48, width), indent: "  ").joined(separator: "\n") + "\n"
+        }
         text += "\n  See 'aggregate describe \(descriptor.name)' for examples.\n"
         return text
     }
@@ -124,6 +127,17 @@ enum HelpText {
     /// The operation's last positional parameter when it is free text, the one that takes every word left.
     static func freeTextParameter(of operation: ProviderOperation) -> Parameter? {
         operation.parameters.last { $0.style == .positional }.flatMap { $0.isFreeText ? $0 : nil }
+    }
+
+    /// How a first word that looks like a mistyped operation is read, for providers whose default operation takes
+    /// a word there (elsewhere a mistyped operation is an error anyway). ``ProviderArguments`` keeps the rule.
+    static func typoNote(_ descriptor: ProviderDescriptor) -> String? {
+        let fallback = descriptor.defaultOperation
+        guard let positional = fallback.parameters.first(where: { $0.style == .positional }) else { return nil }
+        let name = descriptor.name
+        return "A first word that names no operation is the <\(positional.valueName.lowercased())> of \(fallback.name), "
+            + "except one that is one or two letters off an operation's name, which is refused as a likely typo. To mean "
+            + "such a word as it is, name the operation ('\(name) \(fallback.name) WORD') or put -- before it ('\(name) -- WORD')."
     }
 
     static func parameterSynopsis(_ parameter: Parameter) -> String {

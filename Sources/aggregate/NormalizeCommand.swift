@@ -1,6 +1,7 @@
 import AggregateCore
 import AggregateJSON
 import AggregateSandboxKit
+import AggregateText
 import Foundation
 
 /// `aggregate normalize <provider> [<operation>] [FILE|-]`: runs a provider's normalizer over responses the user
@@ -43,6 +44,9 @@ enum NormalizeCommand {
             if let word = words.first, let named = descriptor.operation(named: word) {
                 operation = named
                 words.removeFirst()
+            } else if words.count > 1, let word = words.first, let suggestion = DidYouMean.closest(to: word, among: descriptor.operations.map(\.name)) {
+                // Two words left: the first was meant as the operation (one word alone is the file).
+                throw AggregateError(.usage, "unknown operation '\(word)'; did you mean '\(suggestion)'?", provider: descriptor.name)
             }
             let file = words.popFirst() ?? "-"
             if let extra = words.first { throw AggregateError(.usage, "unexpected argument '\(extra)': normalize reads one input") }

@@ -3,7 +3,8 @@ import AggregateJSON
 import AggregateTestSupport
 import Testing
 
-/// The core's reading of a provider's command line (issue 26): a free-text parameter takes several words.
+/// The core's reading of a provider's command line (issue 26): a mistyped operation is refused rather than taken
+/// for the default operation's text, and a free-text parameter takes several words.
 @Suite struct ForgivingArgumentsTests {
     let registry: ProviderRegistry
 
@@ -21,6 +22,32 @@ import Testing
         } catch {
             return error
         }
+    }
+
+    @Test(arguments: [
+        (["tmdb", "popularr"], "unknown operation 'popularr'; did you mean 'popular'? (for the <title> 'popularr' itself, say 'tmdb search popularr' or 'tmdb -- popularr')"),
+        (["tmdb", "serch", "batman"], "unknown operation 'serch'; did you mean 'search'? (for the <title> 'serch' itself, say 'tmdb search serch' or 'tmdb -- serch')"),
+        (["tmdb", "movi", "1930"], "unknown operation 'movi'; did you mean 'movie'? (for the <title> 'movi' itself, say 'tmdb search movi' or 'tmdb -- movi')"),
+        (["kiva", "serch"], "unknown operation 'serch'; did you mean 'search'?"),
+        (["twitter", "archiv", "x.zip"], "unknown operation 'archiv'; did you mean 'archive'? (for the <username> 'archiv' itself, say 'twitter timeline archiv' or 'twitter -- archiv')"),
+    ])
+    func aWordCloseToAnOperationIsRefused(words: [String], message: String) {
+        let error = usageError(words)
+        #expect(error?.kind == .usage)
+        #expect(error?.provider == words[0])
+        #expect(error?.message == message)
+    }
+
+    @Test func namingTheOperationOrDashDashMeansTheWordAsItIs() throws {
+        #expect(try values(["tmdb", "search", "popularr"])["query"] == "popularr")
+        #expect(try values(["tmdb", "--", "popularr"])["query"] == "popularr")
+        #expect(try values(["tmdb", "--", "serch", "batman"])["query"] == "serch batman")
+        #expect(try values(["twitter", "@archiv"])["username"] == "@archiv", "a word no operation could be named is text")
+    }
+
+    @Test(arguments: ["batman", "march", "bowie", "the", "up", "poppy"])
+    func realSearchWordsStaySearches(word: String) throws {
+        #expect(try values(["tmdb", word])["query"] == .string(word))
     }
 
     @Test func aFreeTextParameterJoinsTheWordsLeft() throws {

@@ -1,9 +1,11 @@
+import AggregateSandbox
+import AggregateSandboxKit
 import AggregateTestSupport
 import Foundation
 import Testing
 
-/// Issue 26, "forgive the typist", through the built binary: every unknown name gets a "did you mean", and several
-/// search words are one text.
+/// Issue 26, "forgive the typist", through the built binary: every unknown name gets a "did you mean", several
+/// search words are one text, and mistyped operations are refused with a suggestion.
 @Suite struct ForgiveTheTypistTests {
     static let usageTail = "  See 'aggregate --help' for more information.\n"
 
@@ -72,5 +74,58 @@ import Testing
         #expect(help.contains("aggregate tmdb [search] <title>... [--year <YEAR>] [<options>]"))
         #expect(help.contains("Several words are joined with single spaces."))
         #expect(try Binary.run(["help", "twitter"]).stdout.contains("aggregate twitter [timeline] <username> "), "a user name takes one word")
+    }
+
+    // MARK: - A mistyped operation
+
+    @Test(arguments: [
+        (["tmdb", "popularr", "--offline"],
+         "Error: tmdb: unknown operation 'popularr'; did you mean 'popular'? (for the <title> 'popularr' itself, say 'tmdb search popularr' or 'tmdb -- popularr')"),
+        (["tmdb", "serch", "batman", "--offline"],
+         "Error: tmdb: unknown operation 'serch'; did you mean 'search'? (for the <title> 'serch' itself, say 'tmdb search serch' or 'tmdb -- serch')"),
+        (["kiva", "serch", "--offline"], "Error: kiva: unknown operation 'serch'; did you mean 'search'?"),
+        (["twitter", "archiv", "x.zip"],
+         "Error: twitter: unknown operation 'archiv'; did you mean 'archive'? (for the <username> 'archiv' itself, say 'twitter timeline archiv' or 'twitter -- archiv')"),
+        (["normalize", "tmdb", "serch", "page.json"], "Error: tmdb: unknown operation 'serch'; did you mean 'search'?"),
+    ])
+    func aMistypedOperationIsAUsageError(arguments: [String], line: String) throws {
+        let output = try Binary.run(arguments)
+        #expect(output.status == 64)
+        #expect(output.stdout.isEmpty)
+        #expect(firstLine(output) == line, "\(output.stderr)")
+        #expect(output.stderr.contains("\nUsage: aggregate "), "with the usage line")
+        #expect(output.stderr.hasSuffix(Self.usageTail))
+    }
+
+    @Test func namingTheOperationSearchesForTheWord() throws {
+        let output = try Binary.run(["tmdb", "search", "popularr", "--offline"])
+        #expect(output.status == 0, "\(output.stderr)")
+        #expect(output.stdout == "(no results from tmdb)\n")
+    }
+
+    @Test func dashDashSearchesForTheWord() throws {
+        let sandbox = try LoopbackSandbox()
+        let environment = ["AGGREGATE_TMDB_BASE_URL": "\(sandbox.url)/tmdb", "TMDB_API_KEY": "sandbox"]
+            .merging(try TestRegistry.builtIn().sandbox(named: "tmdb")?.sandboxEnvironment ?? [:]) { _, sandbox in sandbox }
+        let typo = try Binary.run(["tmdb", "--", "popularr"], environment: environment)
+        #expect(typo.status == 0, "\(typo.stderr)")
+        #expect(typo.stdout == "(no results from tmdb)\n")
+        let words = try Binary.run(["tmdb", "--", "the", "amazing", "spider-man"], environment: environment)
+        #expect(words.status == 0, "\(words.stderr)")
+        #expect(words.stdout.hasPrefix("The Amazing Spider-Man (2012)"), "\(words.stdout)")
+    }
+
+    @Test func helpExplainsTheRule() throws {
+        let help = try Binary.run(["help", "tmdb"]).stdout.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        #expect(help.contains(
+            "A first word that names no operation is the <title> of search, except one that is one or two letters off an operation's name, "
+                + "which is refused as a likely typo. To mean such a word as it is, name the operation ('tmdb search WORD') or put -- before it ('tmdb -- WORD')."))
+        #expect(!(try Binary.run(["help", "kiva"]).stdout.contains("likely typo")), "kiva's default operation takes no word")
+    }
+
+    @Test func aRealWordNearNoOperationIsStillASearch() throws {
+        let output = try Binary.run(["tmdb", "leon", "--offline"])
+        #expect(output.status == 0, "\(output.stderr)")
+        #expect(output.stdout.hasPrefix("Léon: The Professional"), "\(output.stdout)")
     }
 }
