@@ -10,7 +10,7 @@ enum NormalizeCommand {
     static let options: [OptionSpec] = [
         OptionSpec("pages", arity: .flag, help: "The input holds several responses: one per line (NDJSON), or a JSON array of them (what --raw prints for several pages)."),
         OptionSpec("limit", valueName: "N", help: "The most items to print (default: all)."),
-        OptionSpec("verbose", arity: .flag, help: "Say on stderr how many pages and items were read, and what had to be repaired (lone UTF-16 surrogates)."),
+        OptionSpec("verbose", short: "v", arity: .flag, help: "Say on stderr how many pages and items were read, and what had to be repaired (lone UTF-16 surrogates)."),
     ] + CommonOptions.specs.filter { ["format", "help"].contains($0.name) }
 
     static let command = HelpText.Command(

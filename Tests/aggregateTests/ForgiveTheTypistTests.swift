@@ -4,8 +4,9 @@ import AggregateTestSupport
 import Foundation
 import Testing
 
-/// Issue 26, "forgive the typist", through the built binary: every unknown name gets a "did you mean", several
-/// search words are one text, and mistyped operations are refused with a suggestion.
+/// Issue 26, "forgive the typist", through the built binary: mistyped operations are refused with a suggestion,
+/// every unknown name gets a "did you mean", several search words are one text, and -v/-q are short flags that
+/// cannot be used together.
 @Suite struct ForgiveTheTypistTests {
     static let usageTail = "  See 'aggregate --help' for more information.\n"
 
@@ -127,5 +128,42 @@ import Testing
         let output = try Binary.run(["tmdb", "leon", "--offline"])
         #expect(output.status == 0, "\(output.stderr)")
         #expect(output.stdout.hasPrefix("Léon: The Professional"), "\(output.stdout)")
+    }
+
+    // MARK: - -v and -q
+
+    @Test func shortVerboseAndQuietWork() throws {
+        let verbose = try Binary.run(["tmdb", "popular", "--offline", "--limit", "1", "-v"])
+        #expect(verbose.status == 0, "\(verbose.stderr)")
+        #expect(verbose.stderr.contains("tmdb: → GET "), "\(verbose.stderr)")
+        let quiet = try Binary.run(["tmdb", "popular", "--offline", "--limit", "1", "-q"])
+        #expect(quiet.status == 0)
+        #expect(quiet.stderr.isEmpty, "no offline note: \(quiet.stderr)")
+        let normalize = try Binary.run(["normalize", "tmdb", "popular", "-v"], stdin: #"{"page": 1, "results": [], "total_pages": 1, "total_results": 0}"#)
+        #expect(normalize.stderr.contains("tmdb: normalized 1 page from standard input"), "\(normalize.stderr)")
+        #expect(try Binary.run(["help", "tmdb"]).stdout.contains("  -v, --verbose "))
+        #expect(try Binary.run(["help", "tmdb"]).stdout.contains("  -q, --quiet "))
+    }
+
+    @Test(arguments: [
+        ["tmdb", "popular", "--offline", "--quiet", "--verbose"],
+        ["tmdb", "popular", "--offline", "-q", "-v"],
+        ["meetup", "--lat", "1", "--lon", "2", "--offline", "-v", "--quiet"],
+    ])
+    func quietAndVerboseTogetherAreAUsageError(arguments: [String]) throws {
+        let output = try Binary.run(arguments)
+        #expect(output.status == 64)
+        #expect(output.stdout.isEmpty)
+        #expect(firstLine(output) == "Error: \(arguments[0]): --quiet and --verbose cannot be used together")
+        #expect(output.stderr.hasSuffix(Self.usageTail))
+    }
+
+    @Test func compareRefusesThemTogetherToo() throws {
+        let output = try Binary.run(["compare", "--all", "--offline", "-q", "-v"])
+        #expect(output.status == 64)
+        #expect(firstLine(output) == "Error: --quiet and --verbose cannot be used together")
+        let inherited = try Binary.run(["compare", "tmdb popular -q", "--offline", "--verbose"])
+        #expect(inherited.status == 64)
+        #expect(firstLine(inherited) == "Error: invocation 1 ('tmdb popular -q'): tmdb: --quiet and --verbose cannot be used together")
     }
 }
