@@ -22,7 +22,7 @@ PATTERNS = [
     ("precondition", re.compile(r"\bprecondition(Failure)?\s*\(")),
     ("unsafelyUnwrapped", re.compile(r"\.unsafelyUnwrapped\b")),
     # `x!`, `f()!`, `a[0]!` followed by a member access, a separator or the end; `!=` and prefix `!x` are not.
-    ("force unwrap", re.compile(r"(?<!\btry)(?<!\bas)(?<=[\w\)\]\?])!(?!=)(?=[\s\.\)\],;:\[\}]|$)")),
+    ("force unwrap", re.compile(r"(?<!\btry)(?<!\bas)(?<=[\w\)\]\?\}])!(?!=)(?=[\s\.\)\],;:\[\}]|$)")),
 ]
 
 

@@ -6,7 +6,7 @@ public import Foundation
 /// `statuses/user_timeline` that the original tutorial used.
 public struct TwitterProvider: Provider, ProviderTextView {
     static let username = ParameterKey<String>(
-        "username", style: .positional, required: true, valueName: "USERNAME",
+        "username", style: .positional, required: true, valueName: "USERNAME", freeText: false,
         help: "The account's handle: 1–15 letters, digits or underscores; a leading @ is accepted.")
     static let exclude = ParameterKey<[String]>(
         "exclude", type: .choiceList(["replies", "retweets"]), valueName: "KINDS",

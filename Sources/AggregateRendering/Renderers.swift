@@ -22,7 +22,8 @@ extension OutputFormat {
     /// - Throws: a `usage` error listing the formats.
     public init(option text: String) throws(AggregateError) {
         guard let value = OutputFormat(rawValue: text.lowercased()) else {
-            throw AggregateError(.usage, "--format must be one of \(OutputFormat.allCases.map(\.rawValue).joined(separator: ", ")), not '\(text)'")
+            let names = OutputFormat.allCases.map(\.rawValue)
+            throw AggregateError(.usage, "--format must be one of \(names.joined(separator: ", ")), not '\(text)'\(DidYouMean.suffix(for: text, among: names))")
         }
         self = value
     }

@@ -1,5 +1,6 @@
 import AggregateCore
 import AggregateHTTP
+import AggregateText
 import Foundation
 
 /// The command-line tool: dispatches `aggregate <command|provider> ...` and returns the exit code.
@@ -45,16 +46,28 @@ struct App: Sendable {
             return help(rest)
         default:
             if first.hasPrefix("-") {
-                return Diagnostics.report(AggregateError(.usage, "unknown option '\(first)'"), console: console)
+                let suggestion = DidYouMean.suffix(for: String(first.drop { $0 == "-" }), among: Self.topLevelOptions, prefix: "--")
+                return Diagnostics.report(AggregateError(.usage, "unknown option '\(first)'\(suggestion)"), console: console)
             }
             guard context.registry.provider(named: first) != nil || context.registry.brokenProvider(named: first) != nil else {
                 let commands = Self.commands.map(\.name).joined(separator: ", ")
                 return Diagnostics.report(
-                    AggregateError(.usage, "unknown provider or command '\(first)'. Valid providers: \(context.registry.names.joined(separator: ", ")). Commands: \(commands)."),
+                    AggregateError(
+                        .usage,
+                        "unknown provider or command '\(first)'\(topicSuggestion(first)) Valid providers: \(context.registry.names.joined(separator: ", ")). Commands: \(commands)."),
                     console: console)
             }
             return await ProviderCommand.run(arguments, context: context)
         }
+    }
+
+    /// The options `aggregate` itself takes before any command (`--provider-file` is read in main.swift).
+    static let topLevelOptions = ["version", "help", "provider-file"]
+
+    /// `; did you mean 'tmdb'?` when `word` is close to a provider's or a command's name, else the `.` that ends
+    /// the sentence.
+    private func topicSuggestion(_ word: String) -> String {
+        DidYouMean.suffix(for: word, among: context.registry.names + Self.commands.map(\.name), otherwise: ".")
     }
 
     private func help(_ arguments: [String]) -> ExitCode {
@@ -72,7 +85,7 @@ struct App: Sendable {
             return .success
         }
         return Diagnostics.report(
-            AggregateError(.usage, "no help topic '\(topic)'. Valid providers: \(context.registry.names.joined(separator: ", ")). Commands: \(Self.commands.map(\.name).joined(separator: ", "))."),
+            AggregateError(.usage, "no help topic '\(topic)'\(topicSuggestion(topic)) Valid providers: \(context.registry.names.joined(separator: ", ")). Commands: \(Self.commands.map(\.name).joined(separator: ", "))."),
             console: context.console)
     }
 }

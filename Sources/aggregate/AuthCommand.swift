@@ -93,7 +93,7 @@ enum AuthCommand {
             guard let given = try command.parse(arguments, context: context) else { return .success }
             parsed = given
             guard parsed.positionals.first == "status" else {
-                throw AggregateError(.usage, parsed.positionals.isEmpty ? "missing action: use 'aggregate auth status'" : "unknown auth action '\(parsed.positionals[0])'; use status")
+                throw AggregateError(.usage, parsed.positionals.isEmpty ? "missing action: use 'aggregate auth status'" : "unknown auth action '\(parsed.positionals[0])'; use status\(DidYouMean.suffix(for: parsed.positionals[0], among: ["status"]))")
             }
             names = parsed.positionals.count > 1 ? Array(parsed.positionals.dropFirst()) : context.registry.names
             for name in names { _ = try context.registry.require(name) }

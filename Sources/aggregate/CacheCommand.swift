@@ -64,7 +64,7 @@ enum CacheCommand: CLICommand {
                 if let extra = words.first { throw AggregateError(.usage, "unexpected argument '\(extra)'") }
                 console.out(root.path + "\n")
             default:
-                throw AggregateError(.usage, "unknown action '\(action)': use stats, clear or path")
+                throw AggregateError(.usage, "unknown action '\(action)': use stats, clear or path\(DidYouMean.suffix(for: action, among: ["stats", "clear", "path"]))")
             }
             return .success
         } catch {

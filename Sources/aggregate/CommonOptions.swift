@@ -48,8 +48,8 @@ struct CommonOptions: Sendable, Equatable {
         ProviderRunner.Settings.optionSpec("base-url"),
         ProviderRunner.Settings.optionSpec("timeout"),
         ProviderRunner.Settings.optionSpec("allow-http"),
-        OptionSpec("verbose", arity: .flag, help: "Trace requests, responses and retries on stderr (secrets redacted)."),
-        OptionSpec("quiet", arity: .flag, help: "Print no notes or progress on stderr (errors are still printed)."),
+        OptionSpec("verbose", short: "v", arity: .flag, help: "Trace requests, responses and retries on stderr (secrets redacted)."),
+        OptionSpec("quiet", short: "q", arity: .flag, help: "Print no notes or progress on stderr (errors are still printed)."),
         OptionSpec("fields", valueName: "FIELDS", help: "Output only these item fields, comma-separated, e.g. title,url,metrics.stars."),
         OptionSpec("sort", valueName: "FIELD", help: "Sort the items after fetching by a field, e.g. createdAt, -createdAt (newest first), title, metrics.<name>."),
         OptionSpec("profile", valueName: "NAME", help: "Use this profile of the config file (default: $AGGREGATE_PROFILE)."),
@@ -61,7 +61,9 @@ struct CommonOptions: Sendable, Equatable {
 
     /// The common option `name`, with `help` worded for a command that passes it on (compare).
     static func spec(_ name: String, help: String) -> OptionSpec {
-        var spec = specs.first { $0.name == name }!
+        // Every caller names one of `specs` (compare's help test shows them all); were one not to, it would appear as
+        // a plain value option rather than trap.
+        var spec = specs.first { $0.name == name } ?? OptionSpec(name, valueName: "VALUE", help: help)
         spec.help = help
         return spec
     }
@@ -77,7 +79,8 @@ struct CommonOptions: Sendable, Equatable {
 
     /// Takes what an enclosing command's options (`outer`, e.g. compare's) set and these leave unset, as if given
     /// here: this command line wins, and the config file fills in after both.
-    /// - Throws: a `usage` error when the result combines options that exclude each other (`--offline`, `--base-url`).
+    /// - Throws: a `usage` error when the result combines options that exclude each other (`--offline`, `--base-url`;
+    ///   an inherited `--verbose` and this `--quiet`).
     mutating func inherit(_ outer: CommonOptions) throws(AggregateError) {
         let taken = outer.given.intersection(Self.inherited).subtracting(given)
         if taken.contains("limit") { (limit, limitIsExplicit) = (outer.limit, true) }
@@ -85,6 +88,7 @@ struct CommonOptions: Sendable, Equatable {
         if taken.contains("profile") { profile = outer.profile }
         offline = offline || outer.offline
         verbose = verbose || outer.verbose
+        try Self.checkQuietAndVerbose(quiet: quiet, verbose: verbose)
         given.formUnion(taken)
         // The cache options go together: an invocation that makes any cache choice keeps all of its own.
         if given.isDisjoint(with: CacheChoice.names) {
@@ -128,7 +132,13 @@ struct CommonOptions: Sendable, Equatable {
         if raw, fields != nil || sort != nil {
             throw AggregateError(.usage, "--fields and --sort shape items; they cannot be used with --raw")
         }
+        try Self.checkQuietAndVerbose(quiet: quiet, verbose: verbose)
         try runSettings.checkCombination()
+    }
+
+    /// `--quiet` silences what `--verbose` asks for, so together they are a mistake to point out, not a silent choice.
+    static func checkQuietAndVerbose(quiet: Bool, verbose: Bool) throws(AggregateError) {
+        if quiet, verbose { throw AggregateError(.usage, "--quiet and --verbose cannot be used together") }
     }
 
     /// The options that shape the run itself, as the library's ``ProviderRunner`` takes them.

@@ -122,7 +122,9 @@ enum CompareCommand {
             var words = try ShellWords.split(text)
             if words.first == "aggregate" { words.removeFirst() }
             guard let name = words.first, context.registry.provider(named: name) != nil else {
-                throw AggregateError(.usage, "unknown provider '\(words.first ?? "")'. Valid providers: \(context.registry.names.joined(separator: ", ")).")
+                let word = words.first ?? ""
+                let suggestion = DidYouMean.suffix(for: word, among: context.registry.names, otherwise: ".")
+                throw AggregateError(.usage, "unknown provider '\(word)'\(suggestion) Valid providers: \(context.registry.names.joined(separator: ", ")).")
             }
             let invocation = try ProviderInvocation.parse(words, registry: context.registry, settings: settings, inheriting: shared)
             if invocation.common.help || invocation.common.raw || invocation.common.fields != nil {
@@ -143,7 +145,7 @@ enum CompareCommand {
         guard let text = parsed.value("format") else { return .results(.text) }
         if text.lowercased() == "html" { return .html }
         guard let format = OutputFormat(rawValue: text.lowercased()) else {
-            throw AggregateError(.usage, "--format must be one of \(formats.joined(separator: ", ")), not '\(text)'")
+            throw AggregateError(.usage, "--format must be one of \(formats.joined(separator: ", ")), not '\(text)'\(DidYouMean.suffix(for: text, among: formats))")
         }
         return .results(format)
     }

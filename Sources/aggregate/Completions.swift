@@ -147,7 +147,7 @@ enum CompletionsCommand {
         do throws(AggregateError) {
             guard let parsed = try command.parse(arguments, context: context) else { return .success }
             guard parsed.positionals.count == 1, let shell = CompletionShell(rawValue: parsed.positionals[0]) else {
-                throw AggregateError(.usage, "name one shell: bash, zsh or fish")
+                throw AggregateError(.usage, "name one shell: bash, zsh or fish\(DidYouMean.suffix(for: parsed.positionals.first ?? "", among: CompletionShell.allCases.map(\.rawValue)))")
             }
             let model = CompletionModel(registry: context.registry, commands: App.commands)
             switch shell {

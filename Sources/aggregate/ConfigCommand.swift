@@ -25,6 +25,9 @@ enum ConfigCommand {
             atomically through a temporary file that is mode 600 from its creation. The shape is Schemas/config.schema.json.
             """)
 
+    /// The actions, in the order the usage names them.
+    static let actions = ["path", "show", "get", "set", "unset"]
+
     static func run(_ arguments: [String], context: Context) -> ExitCode {
         do throws(AggregateError) {
             guard let parsed = try command.parse(arguments, context: context) else { return .success }
@@ -72,7 +75,8 @@ enum ConfigCommand {
                 // Text as it is, for scripts; numbers, booleans and objects as JSON.
                 context.console.out((value.string ?? JSONWriter(pretty: true).string(value)) + "\n")
             default:
-                throw AggregateError(.usage, "unknown config action '\(words[0])'; use path, show, get, set or unset")
+                throw AggregateError(
+                    .usage, "unknown config action '\(words[0])'; use path, show, get, set or unset\(DidYouMean.suffix(for: words[0], among: actions))")
             }
             return .success
         } catch {

@@ -206,13 +206,18 @@ private struct ConfigReader {
                         switch part.key {
                         case "defaults": chosen.defaults = try settings(part.value, path: "\(path).defaults", provider: nil)
                         case "providers": chosen.providers = try providers(part.value, path: "\(path).providers")
-                        default: throw fail("\(path).\(part.key)", "unknown key; a profile holds defaults and providers")
+                        default:
+                            throw fail(
+                                "\(path).\(part.key)",
+                                "unknown key; a profile holds defaults and providers\(DidYouMean.suffix(for: part.key, among: ["defaults", "providers"]))")
                         }
                     }
                     config.profiles[profile.key] = chosen
                 }
             default:
-                throw fail(member.key, "unknown key; the file holds defaults, providers and profiles")
+                throw fail(
+                    member.key,
+                    "unknown key; the file holds defaults, providers and profiles\(DidYouMean.suffix(for: member.key, among: ["defaults", "providers", "profiles"]))")
             }
         }
         return config
@@ -223,7 +228,9 @@ private struct ConfigReader {
         var result: [String: ProviderSettings] = [:]
         for member in object.members {
             guard let provider = registry.provider(named: member.key) else {
-                throw fail("\(path).\(member.key)", "no provider named '\(member.key)'; providers: \(registry.names.joined(separator: ", "))")
+                throw fail(
+                    "\(path).\(member.key)",
+                    "no provider named '\(member.key)'; providers: \(registry.names.joined(separator: ", "))\(DidYouMean.suffix(for: member.key, among: registry.names))")
             }
             result[member.key] = try settings(member.value, path: "\(path).\(member.key)", provider: provider.descriptor)
         }
@@ -263,7 +270,7 @@ private struct ConfigReader {
                     guard let provider else { throw fail(key, "credentials differ by provider: set them under providers.<name>") }
                     settings.credentials = try credentials(member.value, path: key, provider: provider)
                 default:
-                    throw fail(key, "unknown setting; valid: \(ProviderSettings.keys.joined(separator: ", "))")
+                    throw fail(key, "unknown setting; valid: \(ProviderSettings.keys.joined(separator: ", "))\(DidYouMean.suffix(for: member.key, among: ProviderSettings.keys))")
                 }
             } catch where error.kind == .usage {
                 throw fail(key, error.message)

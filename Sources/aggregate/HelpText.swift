@@ -75,13 +75,10 @@ enum HelpText {
         let operation = operation ?? descriptor.defaultOperation
         let isDefault = operation.name == descriptor.defaultOperation.name
         var parts = ["aggregate", descriptor.name, isDefault ? "[\(operation.name)]" : operation.name]
+        let freeText = freeTextParameter(of: operation)?.name
         for parameter in operation.parameters + descriptor.options {
-            let text: String
-            switch parameter.style {
-            case .positional: text = "<\(parameter.valueName.lowercased())>"
-            case .option: text = "--\(parameter.name) <\(parameter.valueName)>"
-            case .flag: text = "--\(parameter.name)"
-            }
+            // `<title>...`: a free-text last positional takes several words (ProviderArguments joins them).
+            let text = parameterSynopsis(parameter) + (parameter.name == freeText ? "..." : "")
             parts.append(parameter.isRequired ? text : "[\(text)]")
         }
         parts.append("[<options>]")
@@ -100,8 +97,9 @@ enum HelpText {
             text += "\n\(operation.name.uppercased())\(isDefault ? " (default)" : ""): \(operation.summary)\n"
             if !positionals.isEmpty {
                 text += "ARGUMENTS:\n"
+                let freeText = freeTextParameter(of: operation)?.name
                 for parameter in positionals {
-                    text += row("  <\(parameter.valueName.lowercased())>", parameterHelp(parameter), 28, width)
+                    text += row("  <\(parameter.valueName.lowercased())>", parameterHelp(parameter, freeText: parameter.name == freeText), 28, width)
                 }
             }
             if !named.isEmpty {
@@ -119,8 +117,27 @@ enum HelpText {
             for variable in descriptor.auth { text += row("  " + variable.name, variable.usage, 28, width) }
             text += row("  " + descriptor.baseURLVariable, "Overrides the base URL (like --base-url).", 28, width)
         }
+        if let note = typoNote(descriptor) {
+            text += "\n" + TextLayout.wrap(note, width: max(48, width), indent: "  ").joined(separator: "\n") + "\n"
+        }
         text += "\n  See 'aggregate describe \(descriptor.name)' for examples.\n"
         return text
+    }
+
+    /// The operation's last positional parameter when it is free text, the one that takes every word left.
+    static func freeTextParameter(of operation: ProviderOperation) -> Parameter? {
+        operation.parameters.last { $0.style == .positional }.flatMap { $0.isFreeText ? $0 : nil }
+    }
+
+    /// How a first word that looks like a mistyped operation is read, for providers whose default operation takes
+    /// a word there (elsewhere a mistyped operation is an error anyway). ``ProviderArguments`` keeps the rule.
+    static func typoNote(_ descriptor: ProviderDescriptor) -> String? {
+        let fallback = descriptor.defaultOperation
+        guard let positional = fallback.parameters.first(where: { $0.style == .positional }) else { return nil }
+        let name = descriptor.name
+        return "A first word that names no operation is the <\(positional.valueName.lowercased())> of \(fallback.name), "
+            + "except one that is one or two letters off an operation's name, which is refused as a likely typo. To mean "
+            + "such a word as it is, name the operation ('\(name) \(fallback.name) WORD') or put -- before it ('\(name) -- WORD')."
     }
 
     static func parameterSynopsis(_ parameter: Parameter) -> String {
@@ -131,8 +148,10 @@ enum HelpText {
         }
     }
 
-    static func parameterHelp(_ parameter: Parameter) -> String {
+    /// A parameter's help and what it accepts; `freeText` says that several words make its one value.
+    static func parameterHelp(_ parameter: Parameter, freeText: Bool = false) -> String {
         var help = parameter.help
+        if freeText { help += " Several words are joined with single spaces." }
         switch parameter.type {
         case .choice(let values): help += " (\(values.joined(separator: "|")))"
         case .choiceList(let values): help += " (comma-separated: \(values.joined(separator: ",")))"

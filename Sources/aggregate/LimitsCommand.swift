@@ -33,7 +33,9 @@ enum LimitsCommand: CLICommand {
             guard let parsed = try command.parse(arguments, context: context) else { return .success }
             var words = parsed.positionals[...]
             guard let action = words.popFirst() else { throw AggregateError(.usage, "missing action: show or reset") }
-            guard action == "show" || action == "reset" else { throw AggregateError(.usage, "unknown action '\(action)': use show or reset") }
+            guard action == "show" || action == "reset" else {
+                throw AggregateError(.usage, "unknown action '\(action)': use show or reset\(DidYouMean.suffix(for: action, among: ["show", "reset"]))")
+            }
             if action != "show", parsed.value("format") != nil { throw AggregateError(.usage, "--format applies to 'limits show' only") }
             let provider = words.popFirst()
             if let extra = words.first { throw AggregateError(.usage, "unexpected argument '\(extra)'") }

@@ -1,6 +1,7 @@
 import AggregateCore
 import AggregateJSON
 import AggregateSandboxKit
+import AggregateText
 import Foundation
 
 /// `aggregate normalize <provider> [<operation>] [FILE|-]`: runs a provider's normalizer over responses the user
@@ -10,7 +11,7 @@ enum NormalizeCommand {
         OptionSpec("pages", arity: .flag, help: "The input holds several responses: one per line (NDJSON), or a JSON array of them (what --raw prints for several pages)."),
         OptionSpec("limit", valueName: "N", help: "The most items to print (default: all)."),
         OptionSpec("max-size", valueName: "SIZE", help: "The largest input read, in bytes or with K, M or G (binary units); a larger file is refused before it is read, a larger stream as soon as it passes the size (default: 64M)."),
-        OptionSpec("verbose", arity: .flag, help: "Say on stderr how many pages and items were read, and what had to be repaired (lone UTF-16 surrogates)."),
+        OptionSpec("verbose", short: "v", arity: .flag, help: "Say on stderr how many pages and items were read, and what had to be repaired (lone UTF-16 surrogates)."),
     ] + CommonOptions.specs.filter { ["format", "help"].contains($0.name) }
 
     static let command = HelpText.Command(
@@ -44,6 +45,9 @@ enum NormalizeCommand {
             if let word = words.first, let named = descriptor.operation(named: word) {
                 operation = named
                 words.removeFirst()
+            } else if words.count > 1, let word = words.first, let suggestion = DidYouMean.closest(to: word, among: descriptor.operations.map(\.name)) {
+                // Two words left: the first was meant as the operation (one word alone is the file).
+                throw AggregateError(.usage, "unknown operation '\(word)'; did you mean '\(suggestion)'?", provider: descriptor.name)
             }
             let file = words.popFirst() ?? "-"
             if let extra = words.first { throw AggregateError(.usage, "unexpected argument '\(extra)': normalize reads one input") }

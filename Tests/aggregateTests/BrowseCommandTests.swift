@@ -170,7 +170,7 @@ struct ScratchDirectory {
         (["browse", "x.json", "--path", "a..b"], "Error: browse: --path 'a..b': empty segment ('..'); write a key or an index between the dots at column 3"),
         (["browse", "x.json", "--path", "a[x]"], "Error: browse: --path 'a[x]': [x] is not an index; write a number such as [0], or quote a key: [\"x\"] at column 3"),
         (["browse", "ftp://example.org/x.json"], "Error: browse: only https:// (and http:// to loopback hosts) URLs can be browsed, not 'ftp://'"),
-        (["browse", "x.json", "--dpth", "2"], "Error: browse: unknown option '--dpth' (did you mean '--depth'?)"),
+        (["browse", "x.json", "--dpth", "2"], "Error: browse: unknown option '--dpth'; did you mean '--depth'?"),
         (["browse", "x.json", "-i"], "Error: browse: --interactive needs a terminal on standard output; without one, use the outline (--depth) or --paths"),
     ])
     func usageErrorsExit64WithTheUsageLine(arguments: [String], firstLine: String) throws {

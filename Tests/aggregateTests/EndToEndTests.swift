@@ -40,7 +40,7 @@ import Testing
         (["meetup", "--lat", "91", "--lon", "0", "--offline"], "Error: meetup: --lat must be between -90 and 90, not 91"),
         (["meetup", "--lon", "0", "--offline"], "Error: meetup: missing --lat <DEGREES> for 'meetup groups'"),
         (["meetup", "--lat", "1", "--lon", "2", "--limit", "0", "--offline"], "Error: meetup: --limit must be a whole number from 1 to 10000, not '0'"),
-        (["meetup", "--lat", "1", "--lon", "2", "--formt", "json"], "Error: meetup: unknown option '--formt' (did you mean '--format'?)"),
+        (["meetup", "--lat", "1", "--lon", "2", "--formt", "json"], "Error: meetup: unknown option '--formt'; did you mean '--format'?"),
         (["meetup", "--lat", "1", "--lon", "2", "--api", "v3"], "Error: meetup: --api must be one of graphql, v2, not 'v3'"),
         (["meetup", "extra", "--lat", "1", "--lon", "2"], "Error: meetup: unexpected argument 'extra'"),
         (["meetup", "--lat", "1", "--lon", "2", "--base-url", "http://example.com"], "Error: meetup: refusing plain http:// to example.com: use https://, or pass --allow-http to send requests to it unencrypted"),

@@ -1,4 +1,5 @@
 public import AggregateJSON
+import AggregateText
 import Foundation
 
 extension Item {
@@ -64,7 +65,8 @@ public struct ItemFieldPath: Sendable, Hashable, CustomStringConvertible {
     }
 
     static func unknown(_ name: String) -> AggregateError {
-        AggregateError(.usage, "unknown field '\(name)'. Valid fields: \(validNames)")
+        let names = Item.Field.allCases.flatMap { field in [field.rawValue] + (field.parts ?? []).map { "\(field.rawValue).\($0)" } }
+        return AggregateError(.usage, "unknown field '\(name)'\(DidYouMean.suffix(for: name, among: names, otherwise: ".")) Valid fields: \(validNames)")
     }
 
     /// Parses a comma-separated list, e.g. `title,url,metrics.stars`, dropping repeats.

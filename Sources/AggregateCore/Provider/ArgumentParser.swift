@@ -1,3 +1,4 @@
+import AggregateText
 import Foundation
 
 /// One option a command accepts.
@@ -98,12 +99,14 @@ public struct ArgumentParser: Sendable {
             } else {
                 let letters = Array(argument.dropFirst())
                 guard letters.count == 1, let spec = options.first(where: { $0.short == letters[0] }) else {
-                    throw AggregateError(.usage, "unknown option '\(argument)'")
+                    // `-verbose` is a long option with one dash too few more often than a cluster of short ones.
+                    let suggestion = letters.count > 1 ? DidYouMean.suffix(for: String(letters), among: options.map(\.name), prefix: "--") : ""
+                    throw AggregateError(.usage, "unknown option '\(argument)'\(suggestion)")
                 }
                 name = spec.name
             }
             guard let spec = options.first(where: { $0.name == name }) else {
-                let suggestion = Self.closest(to: name, among: options.map(\.name)).map { " (did you mean '--\($0)'?)" } ?? ""
+                let suggestion = DidYouMean.suffix(for: name, among: options.map(\.name), prefix: "--")
                 throw AggregateError(.usage, "unknown option '--\(name)'\(suggestion)")
             }
             switch spec.arity {
@@ -133,25 +136,5 @@ public struct ArgumentParser: Sendable {
     /// Whether `text` is a number (so `-0.13` is a value, not an option).
     public static func isNumber(_ text: String) -> Bool {
         text.count > 1 && Double(text) != nil
-    }
-
-    /// The option name closest to a mistyped one, when it is close enough to be a likely typo.
-    public static func closest(to name: String, among names: [String]) -> String? {
-        names.map { ($0, editDistance($0, name)) }.filter { $0.1 <= 2 }.min { $0.1 < $1.1 }?.0
-    }
-
-    private static func editDistance(_ a: String, _ b: String) -> Int {
-        let a = Array(a), b = Array(b)
-        guard !a.isEmpty else { return b.count }
-        guard !b.isEmpty else { return a.count }
-        var previous = Array(0...b.count)
-        for i in 1...a.count {
-            var current = [i] + Array(repeating: 0, count: b.count)
-            for j in 1...b.count {
-                current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
-            }
-            previous = current
-        }
-        return previous[b.count]
     }
 }

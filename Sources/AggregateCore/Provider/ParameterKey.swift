@@ -79,14 +79,15 @@ public struct ParameterKey<Value: ParameterValue>: ParameterDeclaration {
     public let declaration: Parameter
 
     /// Declares a parameter. `type` refines the value type (ranges, choices); by default it follows `Value`.
+    /// `freeText` is ``Parameter/isFreeText`` (by default, whether it is a positional text parameter).
     public init(
         _ name: String, style: Parameter.Style = .option, type: Parameter.ValueType? = nil, required: Bool = false,
         default defaultValue: String? = nil, valueName: String? = nil, readsStandardInputOnDash: Bool = false,
-        help: String
+        freeText: Bool? = nil, help: String
     ) {
         declaration = Parameter(
             name, style: style, type: type ?? Value.parameterType, required: required, default: defaultValue,
-            valueName: valueName, readsStandardInputOnDash: readsStandardInputOnDash, help: help)
+            valueName: valueName, readsStandardInputOnDash: readsStandardInputOnDash, freeText: freeText, help: help)
     }
 
     /// The parameter's name.

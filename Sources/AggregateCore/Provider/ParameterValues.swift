@@ -36,14 +36,15 @@ extension Parameter {
         case .choice(let choices):
             let lowered = text.lowercased()
             guard let match = choices.first(where: { $0.lowercased() == lowered }) else {
-                throw AggregateError(.usage, "\(label) must be one of \(choices.joined(separator: ", ")), not '\(text)'")
+                throw AggregateError(.usage, "\(label) must be one of \(choices.joined(separator: ", ")), not '\(text)'\(DidYouMean.suffix(for: text, among: choices))")
             }
             return .string(match)
         case .choiceList(let choices):
             var picked: [JSONValue] = []
             for part in text.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces).lowercased() }) where !part.isEmpty {
                 guard let match = choices.first(where: { $0.lowercased() == part }) else {
-                    throw AggregateError(.usage, "\(label) accepts a comma-separated list of \(choices.joined(separator: ", ")), not '\(part)'")
+                    throw AggregateError(
+                        .usage, "\(label) accepts a comma-separated list of \(choices.joined(separator: ", ")), not '\(part)'\(DidYouMean.suffix(for: part, among: choices))")
                 }
                 if !picked.contains(.string(match)) { picked.append(.string(match)) }
             }

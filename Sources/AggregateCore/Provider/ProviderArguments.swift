@@ -1,4 +1,5 @@
 public import AggregateJSON
+import AggregateText
 public import Foundation
 
 /// A provider's command line, e.g. `tmdb search batman --year 1989`: the provider, the operation (the default when
@@ -13,17 +14,42 @@ public struct ProviderArguments: Sendable {
     public var rest: [String]
 
     /// Picks the provider and the operation.
-    /// - Throws: a `usage` error for a missing or unknown provider (listing the valid ones).
+    ///
+    /// A first word that names no operation belongs to the default one, except when it is a likely typo of an
+    /// operation's name (``DidYouMean``): `tmdb popularr` is refused rather than searched for. Naming the operation
+    /// (`tmdb search popularr`) or `--` before the word (`tmdb -- popularr`) says it is meant as it is.
+    /// - Throws: a `usage` error for a missing or unknown provider (listing the valid ones), or a mistyped operation.
     public init(_ arguments: [String], registry: ProviderRegistry) throws(AggregateError) {
         guard let first = arguments.first else { throw AggregateError(.usage, "missing provider name") }
         provider = try registry.require(first)
         let descriptor = provider.descriptor
         rest = Array(arguments.dropFirst())
         operation = descriptor.defaultOperation
-        if let candidate = rest.first, !candidate.hasPrefix("-"), let named = descriptor.operation(named: candidate) {
-            operation = named
-            rest.removeFirst()
+        if let candidate = rest.first, !candidate.hasPrefix("-") {
+            if let named = descriptor.operation(named: candidate) {
+                operation = named
+                rest.removeFirst()
+            } else if let error = Self.mistypedOperation(candidate, of: provider) {
+                throw error
+            }
         }
+    }
+
+    /// The error for a first word that is a likely typo of one of the provider's operations (or local commands),
+    /// saying how to mean the word as it is when the default operation takes a positional value.
+    static func mistypedOperation(_ word: String, of provider: any RunnableProvider) -> AggregateError? {
+        let descriptor = provider.descriptor
+        // Operation names are words of letters, digits and hyphens: `@timeline` or `swift:lang` is meant as text.
+        guard word.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" }) else { return nil }
+        let names = descriptor.operations.map(\.name) + provider.localCommands.map(\.name)
+        guard let suggestion = DidYouMean.closest(to: word, among: names) else { return nil }
+        var message = "unknown operation '\(word)'; did you mean '\(suggestion)'?"
+        let fallback = descriptor.defaultOperation
+        if let positional = fallback.parameters.first(where: { $0.style == .positional }) {
+            let (name, quoted) = (descriptor.name, shellQuoted(word))
+            message += " (for the <\(positional.valueName.lowercased())> '\(word)' itself, say '\(name) \(fallback.name) \(quoted)' or '\(name) -- \(quoted)')"
+        }
+        return AggregateError(.usage, message, provider: descriptor.name)
     }
 
     /// The parameters the command line may give: the provider's options, then the operation's.
@@ -50,6 +76,9 @@ public struct ProviderArguments: Sendable {
 
     /// The typed, checked parameter values: positionals in order, named options, `-` read from standard input where
     /// a parameter allows it, defaults, and an error for a missing required one or a word left over.
+    ///
+    /// The last positional parameter, when it is free text (``Parameter/isFreeText``), takes all the words left,
+    /// joined with single spaces: `tmdb search the amazing spider-man` searches for "the amazing spider-man".
     /// - Parameter fallback: a value from elsewhere (e.g. a config file) for an option the command line leaves unset.
     public func values(
         from parsed: ParsedArguments, standardInput: StandardInputReader = ProviderArguments.noStandardInput,
@@ -58,9 +87,13 @@ public struct ProviderArguments: Sendable {
         let descriptor = provider.descriptor
         var values = JSONObject()
         var positionals = parsed.positionals[...]
+        let lastPositional = parameters.last { $0.style == .positional }?.name
         for parameter in parameters {
             var text: String?
             switch parameter.style {
+            case .positional where parameter.isFreeText && parameter.name == lastPositional && positionals.count > 1:
+                text = positionals.joined(separator: " ")
+                positionals = []
             case .positional: text = positionals.popFirst()
             case .option: text = parsed.value(parameter.name) ?? fallback(parameter)
             case .flag: text = parsed.has(parameter.name) ? "true" : nil

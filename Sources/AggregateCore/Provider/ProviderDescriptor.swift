@@ -137,14 +137,21 @@ public struct Parameter: Sendable, Equatable {
     public var valueName: String
     /// Whether the value `-` means "read the value from standard input" (e.g. `--message -`).
     public var readsStandardInputOnDash: Bool
+    /// Whether it is free text, such as a search's words: as an operation's last positional parameter it takes
+    /// every word left on the command line, joined with single spaces (`tmdb search the amazing spider-man`), as
+    /// gh's search commands do.
+    public var isFreeText: Bool
 
     /// Creates a parameter.
+    /// - Parameter freeText: whether it is free text (``isFreeText``); by default, a positional text parameter is.
+    ///   Say `false` for a positional one that names a thing, such as a user name, so that a second word is an error.
     public init(
         _ name: String, style: Style = .option, type: ValueType = .string, required: Bool = false,
         default defaultValue: String? = nil, valueName: String? = nil, readsStandardInputOnDash: Bool = false,
-        help: String
+        freeText: Bool? = nil, help: String
     ) {
         self.name = name
+        self.isFreeText = style == .positional && (freeText ?? (type == .string))
         self.readsStandardInputOnDash = readsStandardInputOnDash
         self.style = style
         self.type = type

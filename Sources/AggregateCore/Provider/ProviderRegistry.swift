@@ -1,3 +1,4 @@
+import AggregateText
 import Foundation
 
 /// An immutable list of providers with lookup by name. Build it once and pass it to what needs it.
@@ -57,12 +58,12 @@ public struct ProviderRegistry: Sendable {
 
     /// The provider named `name`.
     /// - Throws: the broken definition's `config` error (exit 78) when that is what the name is, else a `usage`
-    ///   error that lists the valid names.
+    ///   error that lists the valid names (and suggests the closest, ``DidYouMean``).
     public func require(_ name: String) throws(AggregateError) -> any RunnableProvider {
         // A broken definition comes first: one that shadows a built-in name must say so rather than be ignored.
         if let broken = brokenProvider(named: name) { throw broken.error }
         guard let provider = provider(named: name) else {
-            throw AggregateError(.usage, "unknown provider '\(name)'. Valid providers: \(names.joined(separator: ", ")).")
+            throw AggregateError(.usage, "unknown provider '\(name)'\(DidYouMean.suffix(for: name, among: names, otherwise: ".")) Valid providers: \(names.joined(separator: ", ")).")
         }
         return provider
     }

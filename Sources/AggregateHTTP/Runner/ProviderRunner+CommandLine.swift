@@ -12,8 +12,11 @@ extension ProviderRunner.Settings {
         OptionSpec("allow-http", arity: .flag, help: "Allow plain http:// to hosts other than this machine (with a warning)."),
     ]
 
-    /// The option `name` of ``optionSpecs``.
-    public static func optionSpec(_ name: String) -> OptionSpec { optionSpecs.first { $0.name == name }! }
+    /// The option `name` of ``optionSpecs``; a name that is not one of them comes back as a plain value option
+    /// with no help, rather than trapping.
+    public static func optionSpec(_ name: String) -> OptionSpec {
+        optionSpecs.first { $0.name == name } ?? OptionSpec(name, valueName: "VALUE", help: "")
+    }
 
     /// Reads the settings from parsed arguments.
     /// - Throws: a `usage` error for a bad value, or `--offline` with `--base-url`.

@@ -1,4 +1,4 @@
-package import Foundation
+import Foundation
 
 /// SHA-256 (FIPS 180-4), for the disk cache's salted key hashes: Foundation has no hash on Linux, and the package
 /// takes no third-party code. Not for large data: it works on bytes in memory.
@@ -55,17 +55,4 @@ package enum SHA256 {
     }
 
     private static func rotate(_ value: UInt32, _ count: UInt32) -> UInt32 { value >> count | value << (32 - count) }
-}
-
-/// FNV-1a (64 bits): a fast hash to tell byte strings apart (entry checksums, the sandbox's ETags); not for secrets.
-package enum FNV1a {
-    /// The hash of `data` as lower-case hexadecimal.
-    package static func hex(_ data: Data) -> String {
-        var hash: UInt64 = 0xCBF2_9CE4_8422_2325
-        for byte in data {
-            hash ^= UInt64(byte)
-            hash = hash &* 0x0000_0100_0000_01B3
-        }
-        return String(hash, radix: 16)
-    }
 }
