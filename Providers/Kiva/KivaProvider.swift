@@ -54,7 +54,8 @@ public struct KivaProvider: Provider, ProviderTextView {
         rateBudgets: [
             RateBudget("rest", requests: 500, per: 60, paths: ["/v1/**"], whenSet: "KIVA_APP_ID"),
             RateBudget("rest", requests: 60, per: 60, paths: ["/v1/**"]),
-        ])
+        ],
+        metrics: ["loanAmount", "fundedAmount", "percentFunded", "borrowerCount", "lenderCount"])
 
     public init() {}
 

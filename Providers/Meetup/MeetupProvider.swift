@@ -39,7 +39,8 @@ public struct MeetupProvider: Provider, ProviderTextView {
             ProviderExample(["meetup", "groups", "--lat", "51.509980", "--lon", "-0.133700"], "Groups near Piccadilly Circus, London (the original tutorial's query)."),
             ProviderExample(["meetup", "--lat", "48.8566", "--lon", "2.3522", "--radius", "10", "--limit", "5"], "Five groups within 10 miles of Paris."),
             ProviderExample(["meetup", "groups", "--lat", "51.5", "--lon", "-0.12", "--query", "photography", "--api", "graphql"], "London photography groups through the GraphQL API."),
-        ])
+        ],
+        metrics: ["members", "rating"])
 
     public init() {}
 

@@ -43,7 +43,7 @@ public struct TMDbProvider: Provider, ProviderTextView {
             ProviderExample(["tmdb", "search", "leon", "--year", "1994"], "Accent-insensitive search limited to one year: finds Léon."),
         ],
         // "Somewhere in the 40 requests per second range"; the old 40 per 10 s limit was lifted in 2019.
-        rateBudgets: [RateBudget("api", requests: 40, per: 1)])
+        rateBudgets: [RateBudget("api", requests: 40, per: 1)], metrics: ["popularity", "voteAverage", "voteCount", "runtime"])
 
     public init() {}
 

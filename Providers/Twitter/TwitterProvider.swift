@@ -55,6 +55,7 @@ public struct TwitterProvider: Provider, ProviderTextView {
         ]
         // Rate-limit resets are told in the user's time zone.
         descriptor.settingVariables = ["TZ"]
+        descriptor.metrics = ["likes", "retweets", "replies", "quotes", "impressions"]
         return descriptor
     }()
 

@@ -178,6 +178,10 @@ public struct ProviderDefinition: Sendable {
         descriptor.rateBudgets = try DefinitionLimits.rateBudgets(top["rateBudgets"], credentials: credentials.map(\.variable.name))
         descriptor.cacheFreshness = try DefinitionLimits.cacheFreshness(top["cache"], operations: operations.map(\.descriptor.name))
         sandboxCaching = try DefinitionLimits.sandboxCaching(top["sandboxCaching"])
+        // Every operation's mapped metrics, once each, in the order the definition names them.
+        var metrics: [String] = []
+        for name in operations.flatMap(\.item.metrics).map(\.name) where !metrics.contains(name) { metrics.append(name) }
+        descriptor.metrics = metrics
         self.descriptor = descriptor
     }
 

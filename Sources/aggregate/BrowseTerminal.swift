@@ -93,15 +93,8 @@ final class BrowseTerminal {
         }
         restore()
         if let ending {
-            // End the way an interrupted program does, now that the terminal is back to normal. This may run on a
-            // worker thread that blocks signals, so unblock the signal here before raising it.
-            signal(ending, SIG_DFL)
-            var set = sigset_t()
-            sigemptyset(&set)
-            sigaddset(&set, ending)
-            pthread_sigmask(SIG_UNBLOCK, &set, nil)
-            raise(ending)
-            exit(128 + ending)
+            // End the way an interrupted program does, now that the terminal is back to normal.
+            EndingSignals.end(by: ending)
         }
         return .success
     }

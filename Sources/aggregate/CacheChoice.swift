@@ -14,7 +14,7 @@ struct CacheChoice: Sendable, Equatable {
     static let specs: [OptionSpec] = [
         OptionSpec("no-cache", arity: .flag, help: "Neither read nor write the disk cache for this run."),
         OptionSpec("refresh", arity: .flag, help: "Revalidate (or refetch) every cached answer now, however fresh, and store the result."),
-        OptionSpec("cache-ttl", valueName: "SECONDS", help: "Keep answers fresh this many seconds (0: always revalidate), instead of the provider's time and the API's max-age."),
+        OptionSpec("cache-ttl", valueName: "SECONDS", help: "In this run, take answers as fresh this many seconds (0: always revalidate), instead of the provider's time and the API's max-age; stored answers keep those for later runs."),
     ]
 
     /// The options' names.

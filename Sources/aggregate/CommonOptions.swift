@@ -153,8 +153,15 @@ struct CommonOptions: Sendable, Equatable {
     /// A `--limit` value: a whole number from 1 to 10000.
     static func limit(from text: String) throws(AggregateError) -> Int { try ProviderRunner.Settings.limit(from: text) }
 
-    /// A `--format` value.
-    static func format(from text: String) throws(AggregateError) -> OutputFormat { try OutputFormat(option: text) }
+    /// A `--format` value. `html` is compare's report of several invocations (its charts and coverage map compare
+    /// them, and it lists a few items of each), not a rendering of one result, so it is refused with a pointer there.
+    static func format(from text: String) throws(AggregateError) -> OutputFormat {
+        if text.lowercased() == "html" {
+            throw AggregateError(
+                .usage, "--format html is for compare, whose report sets invocations side by side (aggregate compare '<invocation>'... --format html); here use one of \(OutputFormat.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        return try OutputFormat(option: text)
+    }
 
     /// A `--timeout` value: plain decimal seconds from 0.01 to an hour (no hexadecimal, no exponent).
     static func timeout(from text: String) throws(AggregateError) -> TimeInterval { try ProviderRunner.Settings.timeout(from: text) }

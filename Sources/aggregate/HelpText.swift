@@ -14,6 +14,9 @@ enum HelpText {
         var discussion: String? = nil
     }
 
+    /// `--provider-file FILE`, read before any command (main.swift), so the help and the completions tell it alike.
+    static let providerFileHelp = "Add the provider defined in FILE, a JSON definition (repeatable; see docs/provider-definitions.md)."
+
     static func main(registry: ProviderRegistry, commands: [Command], width: Int) -> String {
         var text = """
             OVERVIEW: Query public JSON web APIs through one interface and get clean, normalized results.
@@ -35,7 +38,7 @@ enum HelpText {
         text += "\nOPTIONS:\n"
         text += row("  --version", "Show the version.", nameWidth + 2, width)
         text += row("  -h, --help", "Show help information.", nameWidth + 2, width)
-        text += row("  --provider-file FILE", "Add the provider defined in FILE, a JSON definition (repeatable; see docs/provider-definitions.md).", nameWidth + 2, width)
+        text += row("  --provider-file FILE", providerFileHelp, nameWidth + 2, width)
         text += """
 
             OPTIONS FOR PROVIDER COMMANDS:

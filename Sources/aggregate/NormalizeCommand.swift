@@ -11,12 +11,13 @@ enum NormalizeCommand {
         OptionSpec("pages", arity: .flag, help: "The input holds several responses: one per line (NDJSON), or a JSON array of them (what --raw prints for several pages)."),
         OptionSpec("limit", valueName: "N", help: "The most items to print (default: all)."),
         OptionSpec("max-size", valueName: "SIZE", help: "The largest input read, in bytes or with K, M or G (binary units); a larger file is refused before it is read, a larger stream as soon as it passes the size (default: 64M)."),
+        OptionSpec("api", valueName: "API", help: "Which of the provider's APIs answered, as for its own command (e.g. kiva --api rest, meetup --api v2)."),
         OptionSpec("verbose", short: "v", arity: .flag, help: "Say on stderr how many pages and items were read, and what had to be repaired (lone UTF-16 surrogates)."),
     ] + CommonOptions.specs.filter { ["format", "help"].contains($0.name) }
 
     static let command = HelpText.Command(
         name: "normalize", summary: "Turn saved raw API responses into the unified result, without any request.",
-        usage: "aggregate normalize <provider> [<operation>] [<file>|-] [--pages] [--format <FORMAT>]",
+        usage: "aggregate normalize <provider> [<operation>] [<file>|-] [--api <API>] [--pages] [--format <FORMAT>]",
         arguments: [
             ("<provider>", "Whose responses these are, e.g. tmdb."),
             ("<operation>", "Which operation they answer (default: the provider's default operation)."),
@@ -24,7 +25,7 @@ enum NormalizeCommand {
         ],
         options: options,
         discussion: """
-            Reads one response body (or several with --pages), runs the provider's normalizer on each as if it had just arrived with HTTP 200, and prints the items in any format. Nothing is sent anywhere and no credentials are needed.
+            Reads one response body (or several with --pages), runs the provider's normalizer on each as if it had just arrived with HTTP 200, and prints the items in any format. Nothing is sent anywhere and no credentials are needed. For a provider with several APIs, --api names the one that answered (kiva --api rest, meetup --api v2, twitter --api v1.1), as for the provider's own command.
 
             Exit codes: 0 success; 1 the input is over --max-size; 64 usage error; 65 the input is not JSON, or not the shape this API answers (the message names the file and what is missing); 66 the file does not exist or cannot be opened, or standard input is closed; 74 reading failed.
 
@@ -45,9 +46,11 @@ enum NormalizeCommand {
             if let word = words.first, let named = descriptor.operation(named: word) {
                 operation = named
                 words.removeFirst()
-            } else if words.count > 1, let word = words.first, let suggestion = DidYouMean.closest(to: word, among: descriptor.operations.map(\.name)) {
-                // Two words left: the first was meant as the operation (one word alone is the file).
-                throw AggregateError(.usage, "unknown operation '\(word)'; did you mean '\(suggestion)'?", provider: descriptor.name)
+            } else if words.count > 1, let word = words.first {
+                // Two words left: the first can only be the operation (one word alone is the file), so it is the one to blame.
+                let operations = descriptor.operations.map(\.name)
+                let hint = DidYouMean.suffix(for: word, among: operations, otherwise: " (operations: \(operations.joined(separator: ", ")))")
+                throw AggregateError(.usage, "unknown operation '\(word)'\(hint)", provider: descriptor.name)
             }
             let file = words.popFirst() ?? "-"
             if let extra = words.first { throw AggregateError(.usage, "unexpected argument '\(extra)': normalize reads one input") }
@@ -61,7 +64,8 @@ enum NormalizeCommand {
             let source = file == "-" ? "standard input" : file
             let maxBytes = try SizeCap.maxBytes(parsed.value("max-size"), default: JSONInput.defaultMaxBytes)
             let bodies = try NormalizeInput.pages(from: file, name: source, split: parsed.has("pages"), maxBytes: maxBytes)
-            var query = try self.query(provider, operation: operation, sandboxes: context.catalog)
+            let parameters = try self.parameters(provider, operation: operation, api: parsed.value("api"))
+            var query = query(provider, operation: operation, parameters: parameters, sandboxes: context.catalog)
             query.limit = limit
             var items: [Item] = []
             var notes = JSONParseNotes()
@@ -80,10 +84,10 @@ enum NormalizeCommand {
                 if let summary = notes.summary { console.err("\(descriptor.name): \(summary)\n") }
             }
             let result = ProviderResult(
-                provider: descriptor.name, operation: operation.name, query: query.parameters, items: items,
+                provider: descriptor.name, operation: operation.name, query: parameters, items: items,
                 meta: ResultMeta(source: .offline, pages: bodies.count, bytes: bodies.reduce(0) { $0 + $1.count }),
                 rawBodies: bodies)
-            let invocation = ProviderInvocation(provider: provider, operation: operation, parameters: query.parameters, common: common)
+            let invocation = ProviderInvocation(provider: provider, operation: operation, parameters: parameters, common: common)
             ProviderCommand.render(result, invocation: invocation, context: context)
             return .success
         } catch {
@@ -91,13 +95,39 @@ enum NormalizeCommand {
         }
     }
 
-    /// The query a normalizer sees: the operation's defaults, and the plan `configure` records (API variant), made
-    /// with the emulator's stand-in credentials from `sandboxes`.
-    static func query(_ provider: any RunnableProvider, operation: ProviderOperation, sandboxes: SandboxCatalog) throws(AggregateError) -> Query {
+    /// The parameters the responses answer: the operation's defaults, and `--api` when given.
+    /// - Throws: a usage error for an `--api` the provider does not have or does not take.
+    static func parameters(_ provider: any RunnableProvider, operation: ProviderOperation, api: String?) throws(AggregateError) -> JSONObject {
         let descriptor = provider.descriptor
         var parameters = JSONObject()
         for parameter in descriptor.options + operation.parameters {
             if let fallback = parameter.defaultValue, let value = try? parameter.value(from: fallback) { parameters[parameter.name] = value }
+        }
+        guard let api else { return parameters }
+        guard let parameter = descriptor.options.first(where: { $0.name == "api" }) else {
+            throw AggregateError(.usage, "--api does not apply: this provider has one API; leave it out", provider: descriptor.name)
+        }
+        do {
+            parameters[parameter.name] = try parameter.value(from: api)
+        } catch {
+            throw error.attributed(to: descriptor.name)
+        }
+        return parameters
+    }
+
+    /// The query a normalizer sees: `parameters`, and the plan `configure` records (API variant), made with the
+    /// emulator's stand-in credentials from `sandboxes`. A required parameter that a body cannot tell (twitter's
+    /// username) takes the value of the provider's example of the operation, so that `configure` can make a plan;
+    /// the result shows only `parameters`.
+    static func query(_ provider: any RunnableProvider, operation: ProviderOperation, parameters: JSONObject, sandboxes: SandboxCatalog) -> Query {
+        let descriptor = provider.descriptor
+        var parameters = parameters
+        let missing = (descriptor.options + operation.parameters).filter { $0.isRequired && parameters[$0.name] == nil }
+        if !missing.isEmpty {
+            let examples = descriptor.examples.lazy.compactMap { try? ProviderInvocation.parse($0.arguments, registry: sandboxes.registry) }
+            if let example = examples.first(where: { $0.operation.name == operation.name }) {
+                for parameter in missing { parameters[parameter.name] = example.parameters[parameter.name] }
+            }
         }
         var query = Query(
             provider: descriptor.name, operation: operation.name, parameters: parameters, limit: Int.max,

@@ -5,7 +5,8 @@ import AggregateText
 import Foundation
 
 /// A live status line per invocation on stderr (waiting, fetching page n, retrying in N s, done, failed),
-/// redrawn in place. Used only when stderr is a terminal and `--quiet` is not given.
+/// redrawn in place. Used only when stderr is a terminal and `--quiet` is not given. Ctrl-C or SIGTERM clears the
+/// lines before the process ends (``EndingSignals``).
 final class ProgressDisplay: @unchecked Sendable {
     private let lock = NSLock()
     private let console: Console
@@ -13,6 +14,7 @@ final class ProgressDisplay: @unchecked Sendable {
     private var states: [String]
     private var drawn = false
     private let width: Int
+    private var signals: EndingSignals?
 
     init(labels: [String], console: Console, width: Int) {
         self.labels = labels
@@ -42,17 +44,23 @@ final class ProgressDisplay: @unchecked Sendable {
     }
 
     func start() {
+        // The terminal echoes Ctrl-C as `^C` on the line below the block: that line goes too.
+        let signals = EndingSignals { [weak self] in self?.finish(clearingCurrentLine: true) }
         lock.lock()
         defer { lock.unlock() }
+        self.signals = signals
         redraw()
     }
 
-    /// Clears the status lines so the results print on a clean screen.
-    func finish() {
+    /// Clears the status lines so the results print on a clean screen (and the line below them, where the cursor is,
+    /// when `clearingCurrentLine`).
+    func finish(clearingCurrentLine: Bool = false) {
         lock.lock()
         defer { lock.unlock() }
+        signals?.cancel()
+        signals = nil
         guard drawn else { return }
-        var text = "\u{1B}[\(labels.count)A"
+        var text = (clearingCurrentLine ? "\r\u{1B}[2K" : "") + "\u{1B}[\(labels.count)A"
         for _ in labels { text += "\u{1B}[2K\n" }
         text += "\u{1B}[\(labels.count)A"
         console.err(text)

@@ -10,6 +10,7 @@ import Foundation
 /// It appears only when enabled (stderr is a terminal and `--quiet` was not given) and only once the work has taken
 /// longer than `delay`, so quick runs never flicker. Any long task can feed it: ``handle(_:)`` takes fetch events,
 /// and ``update(phase:pages:items:bytes:)`` takes figures from anything else (reading a large file, an archive).
+/// Ctrl-C or SIGTERM while it ticks clears it before the process ends (``EndingSignals``).
 final class ProgressLine: @unchecked Sendable {
     /// The figures shown; `nil` ones are left out.
     struct Figures: Equatable {
@@ -31,6 +32,7 @@ final class ProgressLine: @unchecked Sendable {
     private var drawn = false
     private var finished = false
     private var timer: (any DispatchSourceTimer)?
+    private var signals: EndingSignals?
 
     /// - Parameters:
     ///   - label: what the line is about, e.g. the provider's name.
@@ -62,14 +64,17 @@ final class ProgressLine: @unchecked Sendable {
     /// Seconds since an arbitrary point, never going backwards.
     static let monotonic: @Sendable () -> TimeInterval = { Double(DispatchTime.now().uptimeNanoseconds) / 1e9 }
 
-    /// Redraws the line every `interval` seconds until ``finish()``, so the time keeps moving while one step is slow.
+    /// Redraws the line every `interval` seconds until ``finish()``, so the time keeps moving while one step is slow,
+    /// and clears it if SIGINT or SIGTERM ends the process meanwhile.
     func startTicking(interval: TimeInterval = 0.2) {
         guard isEnabled else { return }
         let timer = DispatchSource.makeTimerSource(queue: DispatchQueue.global())
         timer.schedule(deadline: .now() + interval, repeating: interval)
         timer.setEventHandler { [weak self] in self?.tick() }
+        let signals = EndingSignals { [weak self] in self?.finish() }
         lock.lock()
         self.timer = timer
+        self.signals = signals
         lock.unlock()
         timer.resume()
     }
@@ -130,6 +135,8 @@ final class ProgressLine: @unchecked Sendable {
         finished = true
         timer?.cancel()
         timer = nil
+        signals?.cancel()
+        signals = nil
         if drawn { write("\r\u{1B}[2K") }
         drawn = false
     }

@@ -268,10 +268,11 @@ enum ProviderCommand {
             }
             if result.meta.selectedFields != nil {
                 console.out(ItemTable([result]).text(width: context.terminal.width))
-                return
+            } else {
+                let style = TextStyle(width: context.terminal.width, color: invocation.common.colorOnStdout(context.terminal))
+                console.out(TextRenderer.view(of: result, by: invocation.provider, style: style))
             }
-            let style = TextStyle(width: context.terminal.width, color: invocation.common.colorOnStdout(context.terminal))
-            console.out(TextRenderer.view(of: result, by: invocation.provider, style: style))
+            // The `--fields` table is cut at the limit as much as the provider's own view is.
             if !invocation.common.quiet, let note = cutAtDefaultLimitNote(result, common: invocation.common) {
                 console.err("note: \(result.provider): \(note)\n")
             }

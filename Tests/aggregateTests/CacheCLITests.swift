@@ -84,6 +84,25 @@ import aggregate
         #expect(!uncached.output.stderr.contains("HTTP 304"))
     }
 
+    /// `--cache-ttl` judges one run only: what that run stores (or renews with a 304) keeps the provider's 10
+    /// minutes, so the next default run answers from the cache instead of revalidating everything.
+    @Test func aRunsCacheTTLIsNotStoredForTheNextRun() throws {
+        let cold = try run(search + ["--cache-ttl", "0", "--verbose"])
+        #expect(try sources(cold.output) == ["live"], "\(cold.output.stderr)")
+        #expect(cold.output.stderr.contains("tmdb: cache: stored: fresh for 0.0 s (the run's cache TTL of 0 s); stored as fresh for 600 s (the provider's 10 min for 'search')"), "\(cold.output.stderr)")
+        let next = try run(search + ["--verbose"])
+        #expect(next.requests == 0, "\(next.output.stderr)")
+        #expect(try sources(next.output) == ["cache"])
+        #expect(!next.output.stderr.contains("stale for"))
+
+        let renewed = try run(search + ["--cache-ttl", "0"])
+        #expect(renewed.requests == 2)
+        #expect(try sources(renewed.output) == ["revalidated"])
+        let after = try run(search)
+        #expect(after.requests == 0, "a 304 renews the entry with the provider's time, not the run's 0 s")
+        #expect(try sources(after.output) == ["cache"])
+    }
+
     @Test func offlineRunsNeverTouchTheCache() throws {
         let offline = try run(["tmdb", "search", "batman", "--offline", "--format", "json", "--verbose"])
         #expect(try sources(offline.output) == ["offline"])
@@ -230,7 +249,7 @@ import aggregate
         #expect(try sources(kiva + ["--cache-ttl", "600"]) == ["cache"], "the command line wins")
         let verbose = try Binary.run(kiva + ["--verbose"], environment: environment)
         #expect(verbose.stderr.contains("config: kiva: cacheTTL = 0 (config file \(configHome.path)/aggregate/config.json (providers.kiva))"), "\(verbose.stderr)")
-        #expect(verbose.stderr.contains("now fresh for 0.0 s (the run's cache TTL of 0 s)"))
+        #expect(verbose.stderr.contains("now fresh for 0.0 s (the run's cache TTL of 0 s); stored as fresh for "), "\(verbose.stderr)")
         let set = try Binary.run(["config", "set", "providers.kiva.cacheTTL", "-5"], environment: environment)
         #expect(set.status == 64)
         #expect(set.stderr.contains("providers.kiva.cacheTTL: --cache-ttl must be a whole number of seconds from 0 to 31536000, not '-5'"), "\(set.stderr)")

@@ -35,6 +35,17 @@ import Testing
         #expect(html.contains("@media (prefers-color-scheme: dark)"))
     }
 
+    /// The report compares invocations; one provider command (or normalize) asking for it is pointed at compare.
+    @Test(arguments: [["tmdb", "popular", "--offline"], ["kiva", "--offline"], ["normalize", "tmdb", "-"]])
+    func aProviderCommandPointsHTMLAtCompare(_ arguments: [String]) throws {
+        let output = try Binary.run(arguments + ["--format", "html"], stdin: "{}")
+        #expect(output.status == 64)
+        #expect(output.stdout.isEmpty)
+        let lines = output.stderr.split(separator: "\n").map(String.init)
+        #expect(lines.first?.hasSuffix(": --format html is for compare, whose report sets invocations side by side (aggregate compare '<invocation>'... --format html); here use one of text, json, ndjson, csv, markdown") == true, "\(output.stderr)")
+        #expect(lines.count == 3 && lines[1].hasPrefix("Usage: aggregate "), "one usage line: \(output.stderr)")
+    }
+
     @Test func isSelfContained() throws {
         let html = try Self.report.get().stdout.lowercased()
         for reference in ["<script", "<link", "<img", "<iframe", "<object", "<embed", "src=", "url(", "@import", "srcset"] {

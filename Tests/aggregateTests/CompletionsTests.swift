@@ -75,6 +75,101 @@ import Testing
         #expect(try Self.candidates(script, ["aggregate", "compare", "--format", ""]) == CompareCommand.formats)
     }
 
+    /// A folder with two files, for `--provider-file` to complete.
+    static func definitions() throws -> URL {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("aggregate-completion-files-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        for name in ["bookshelf.json", "board.json"] { try Data("{}".utf8).write(to: folder.appendingPathComponent(name)) }
+        return folder
+    }
+
+    @Test(.requires(.bash)) func bashCompletesFilesMetricsRemainingFieldsAndBothSorts() throws {
+        let script = try Self.script("bash")
+        let folder = try Self.definitions()
+        defer { try? FileManager.default.removeItem(at: script); try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("bookshelf.json").path
+        #expect(try Self.candidates(script, ["aggregate", "--provider-file", folder.path + "/b"]).sorted() == [folder.path + "/board.json", file])
+        #expect(try Self.candidates(script, ["aggregate", "--pro"]) == ["--provider-file"])
+        // The pair is read before the command, wherever it is: the words around it complete as without it.
+        #expect(try Self.candidates(script, ["aggregate", "--provider-file", file, "tm"]) == ["tmdb"])
+        #expect(try Self.candidates(script, ["aggregate", "tmdb", "--provider-file", file, "popular", "--form"]) == ["--format"])
+        #expect(try Self.candidates(script, ["aggregate", "tmdb", "--sort", "-metrics.v"]) == ["-metrics.voteAverage", "-metrics.voteCount"])
+        #expect(try Self.candidates(script, ["aggregate", "kiva", "search", "--sort", "metrics.l"]) == ["metrics.loanAmount", "metrics.lenderCount"])
+        let fields = try Self.candidates(script, ["aggregate", "tmdb", "--fields", "title,"])
+        #expect(fields.contains("title,url") && fields.contains("title,metrics.voteAverage"))
+        #expect(!fields.contains("title,title"), "a field already in the list is not offered again")
+        #expect(try Self.candidates(script, ["aggregate", "tmdb", "--fields", "url,title,u"]) == [], "url is chosen already")
+        // GitHub's --sort takes the API's words and, like every provider's, any local sort field.
+        let github = try Self.candidates(script, ["aggregate", "github", "search", "swift", "--sort", ""])
+        #expect(github.prefix(3) == ["stars", "forks", "updated"])
+        #expect(github.contains("-createdAt") && github.contains("metrics.stars") && github.contains("title"))
+    }
+
+    /// What zsh offers for `line` (a command line ending where Tab is pressed), with each candidate's description,
+    /// through the real completion system in a pseudo-terminal (zsh/zpty) with `compadd` recording what it is given.
+    /// (Nothing typed into the terminal may hold a tab: zle would take it for the completion key.)
+    static func zshCandidates(_ script: URL, _ line: String) throws -> [(word: String, description: String)] {
+        let folder = script.deletingLastPathComponent().appendingPathComponent("zfunc-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try FileManager.default.copyItem(at: script, to: folder.appendingPathComponent("_aggregate"))
+        let driver = folder.appendingPathComponent("driver.zsh")
+        try #"""
+            zmodload zsh/zpty zsh/zselect
+            # Reads a line of the pseudo-terminal within 20 s in all, so that a completion that never ends fails the
+            # test instead of hanging it (no watchdog process: it would hold the test's pipes open).
+            integer deadline=$(( SECONDS + 20 ))
+            next() {
+              while (( SECONDS < deadline )); do
+                zpty -r -t z line && return 0
+                zselect -t 5
+              done
+              print -u2 "zsh completion did not finish"
+              exit 1
+            }
+            zpty z zsh -f -i
+            zpty -w z "PS1=''; fpath=($1 \$fpath); autoload -U compinit; compinit -u -D"
+            zpty -w z "zstyle ':completion:*' list-grouped false; zstyle ':completion:*' insert-tab false"
+            zpty -w z 'compadd() { if [[ ${@[1,(i)(-|--)]} == *-(O|A|D)\ * ]]; then builtin compadd "$@"; return; fi; local -a __cap_hits __cap_descriptions; if (( $@[(I)-d] )); then local __cap_name=${@[$[${@[(i)-d]}+1]]}; if [[ $__cap_name == \(* ]]; then eval "__cap_descriptions=$__cap_name"; else __cap_descriptions=( "${(@P)__cap_name}" ); fi; fi; builtin compadd -A __cap_hits -D __cap_descriptions "$@"; local __cap_i; for __cap_i in {1..$#__cap_hits}; do print -r -- "CANDIDATE:$__cap_hits[$__cap_i]:DESCRIPTION:${__cap_descriptions[$__cap_i]}"; done; }'
+            zpty -w z 'completed() { print -r -- COMPLETED; exit }; comppostfuncs=(completed); bindkey "^I" complete-word; print READY'
+            local line
+            while next; do [[ $line == READY* ]] && break; done
+            zpty -w -n z "$2"$'\t'
+            while next; do
+              [[ $line == *COMPLETED* ]] && break
+              [[ $line == *CANDIDATE:* ]] && print -r -- "${${line#*CANDIDATE:}%%$'\r'}"
+            done
+            zpty -d z
+            """#.write(to: driver, atomically: true, encoding: .utf8)
+        return try shell(.zsh, ["-f", driver.path, folder.path, line]).split(separator: "\n").compactMap { row in
+            let parts = row.components(separatedBy: ":DESCRIPTION:")
+            guard parts.count == 2, !parts[0].isEmpty else { return nil }
+            // A description as the menu shows it: `--timeout  -- The most time ...`.
+            let description = parts[1].trimmingCharacters(in: .whitespacesAndNewlines)
+            return (parts[0], description.components(separatedBy: " -- ").dropFirst().joined(separator: " -- "))
+        }
+    }
+
+    @Test(.requires(.zsh)) func zshKeepsColonsInDescriptionsAndCompletesFilesMetricsAndRemainingFields() throws {
+        let script = try Self.script("zsh")
+        let folder = try Self.definitions()
+        defer { try? FileManager.default.removeItem(at: script); try? FileManager.default.removeItem(at: folder) }
+        let timeout = try Self.zshCandidates(script, "aggregate tmdb --timeo")
+        #expect(timeout.map(\.word) == ["--timeout"])
+        #expect(timeout.first?.description == "The most time one request may take (default: 15)", "\(timeout)")
+        let providers = try Self.zshCandidates(script, "aggregate ki")
+        #expect(providers.first?.description.hasPrefix("Kiva microloans: the newest") == true, "\(providers)")
+        let operations = try Self.zshCandidates(script, "aggregate kiva ")
+        #expect(operations.first { $0.word == "newest" }?.description == "The most recent fundraising loans, newest first", "\(operations)")
+        let fields = try Self.zshCandidates(script, "aggregate tmdb --fields title,").map(\.word)
+        #expect(fields.contains("url") && fields.contains("metrics.voteAverage") && !fields.contains("title"), "\(fields)")
+        #expect(try Self.zshCandidates(script, "aggregate tmdb --sort -metrics.v").map(\.word) == ["-metrics.voteAverage", "-metrics.voteCount"])
+        let github = try Self.zshCandidates(script, "aggregate github search swift --sort ").map(\.word)
+        #expect(github.prefix(3) == ["stars", "forks", "updated"] && github.contains("-createdAt"), "\(github)")
+        #expect(try Self.zshCandidates(script, "aggregate --provider-file \(folder.path)/bo").map(\.word).sorted() == ["board.json", "bookshelf.json"])
+        #expect(try Self.zshCandidates(script, "aggregate --provider-file \(folder.path)/bookshelf.json tm").map(\.word) == ["tmdb"])
+    }
+
     @Test(.requires(.zsh)) func zshScriptIsValid() throws {
         let script = try Self.script("zsh")
         defer { try? FileManager.default.removeItem(at: script) }
@@ -92,6 +187,22 @@ import Testing
         #expect(candidates.split(separator: "\n").map { String($0.split(separator: "\t")[0]) }.sorted() == ["graphql", "v2"])
     }
 
+    @Test(.requires(.fish)) func fishCompletesFilesRemainingFieldsAndBothSorts() throws {
+        let script = try Self.script("fish")
+        let folder = try Self.definitions()
+        defer { try? FileManager.default.removeItem(at: script); try? FileManager.default.removeItem(at: folder) }
+        func complete(_ line: String) throws -> [String] {
+            try Self.shell(.fish, ["--no-config", "-c", "source '\(script.path)'; complete -C '\(line)'"]).split(separator: "\n").map { String($0.split(separator: "\t")[0]) }
+        }
+        #expect(try complete("aggregate --provider-file \(folder.path)/b").sorted() == ["\(folder.path)/board.json", "\(folder.path)/bookshelf.json"])
+        #expect(try complete("aggregate --provider-file \(folder.path)/bookshelf.json tm") == ["tmdb"])
+        let fields = try complete("aggregate tmdb --fields title,")
+        #expect(fields.contains("title,url") && fields.contains("title,metrics.voteAverage") && !fields.contains("title,title"), "\(fields)")
+        #expect(try complete("aggregate tmdb --fields title,u") == ["title,url"])
+        let github = try complete("aggregate github search swift --sort ")
+        #expect(["stars", "forks", "updated", "-createdAt", "metrics.stars"].allSatisfy(github.contains), "\(github)")
+    }
+
     @Test func scriptsComeFromTheRegistryGivenAtRunTime() throws {
         let model = CompletionModel(registry: try SandboxCatalog([KivaProvider.self], sandboxes: [KivaSandbox.self]).registry, commands: App.commands)
         let bash = BashCompletion.script(model)
@@ -102,8 +213,10 @@ import Testing
     }
 
     @Test func anUnknownShellIsAUsageError() throws {
-        let output = try Binary.run(["completions", "powershell"])
+        let output = try Binary.run(["completions", "pwsh"])
         #expect(output.status == 64)
-        #expect(output.stderr.hasPrefix("Error: name one shell: bash, zsh or fish\n"))
+        #expect(output.stderr.hasPrefix("Error: pwsh is not supported: use bash, zsh or fish\nUsage: aggregate completions "), "\(output.stderr)")
+        let none = try Binary.run(["completions"])
+        #expect(none.status == 64 && none.stderr.hasPrefix("Error: name one shell: bash, zsh or fish\n"))
     }
 }

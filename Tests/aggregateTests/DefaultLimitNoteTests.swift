@@ -20,6 +20,15 @@ import Testing
         #expect(output.stderr == "note: messageboard: showing 20 of 27; use --limit to see more\n")
     }
 
+    /// The `--fields` table stops at the limit as the provider's view does, so it says so too (the built binary).
+    @Test(arguments: [["--fields", "title,metrics.voteAverage"], ["--fields", "title", "--sort", "-createdAt"]])
+    func aFieldsTableSaysHowManyItLeftOut(_ extra: [String]) throws {
+        let output = try Binary.run(["tmdb", "popular", "--offline"] + extra)
+        #expect(output.status == 0, "\(output.stderr)")
+        #expect(output.stdout.split(separator: "\n").count == 21, "a header and 20 rows")
+        #expect(output.stderr.split(separator: "\n").map(String.init).contains("note: tmdb: showing 20 of 52; use --limit to see more"), "\(output.stderr)")
+    }
+
     @Test(arguments: [["--limit", "20"], ["--limit", "30"], ["--format", "json"], ["--quiet"]])
     func noNoteWhenTheLimitWasChosenOrTheViewIsNotText(_ extra: [String]) async {
         let output = await board(27).run(["messageboard", "list"] + extra)

@@ -56,6 +56,27 @@ private let tmdbPage = TestPaths.testTarget("AggregateProvidersTests").appending
         #expect(output.stderr.contains("tmdb: 1 lone UTF-16 surrogate escape (e.g. \\ud800, from text cut inside a surrogate pair) read as U+FFFD"))
     }
 
+    /// Every provider's `--raw` output normalizes back to the same items, whichever API answered (`--api` as for the
+    /// provider's own command), and twitter's too, whose plan needs a username that no body tells.
+    @Test(arguments: [
+        ["twitter", "orbitalnotes", "--limit", "5"], ["twitter", "orbitalnotes", "--limit", "5", "--api", "v1.1"],
+        ["kiva", "newest", "--api", "rest", "--limit", "5"], ["kiva", "search", "--api", "rest", "--limit", "5"],
+        ["meetup", "--lat", "51.5", "--lon", "-0.13", "--api", "v2", "--limit", "5"],
+    ])
+    func rawOutputOfEveryAPINormalizesBack(_ run: [String]) throws {
+        let items = try Binary.run(run + ["--offline", "--quiet", "--format", "ndjson"])
+        let raw = try Binary.run(run + ["--offline", "--quiet", "--raw"])
+        #expect(items.status == 0 && raw.status == 0, "\(items.stderr)")
+        let operation = run[1].hasPrefix("-") || run[0] == "twitter" ? [] : [run[1]]
+        let api = run.firstIndex(of: "--api").map { Array(run[$0...($0 + 1)]) } ?? []
+        let again = try Binary.run(["normalize", run[0]] + operation + ["-", "--format", "ndjson", "--limit", "5"] + api, stdin: raw.stdout)
+        #expect(again.status == 0, "\(again.stderr)")
+        let ids = { (text: String) in text.split(separator: "\n").compactMap { line in
+            (try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["id"] as? String } }
+        #expect(!ids(items.stdout).isEmpty)
+        #expect(ids(again.stdout) == ids(items.stdout))
+    }
+
     @Test(arguments: [
         (["normalize", "tmdb", "search"], "{\"x\": 1}", 65, "Error: tmdb: standard input: not a tmdb response of this kind: the response has no 'results' list (not a TMDb movie list page)\n"),
         (["normalize", "tmdb"], "{\"x\":", 65, "Error: tmdb: standard input: invalid JSON: unexpected end of input, expected a value at line 1, column 6: {\"x\":\n"),
@@ -63,6 +84,9 @@ private let tmdbPage = TestPaths.testTarget("AggregateProvidersTests").appending
         (["normalize", "nosuch"], "", 64, "Error: unknown provider 'nosuch'"),
         (["normalize"], "", 64, "Error: missing <provider>: name whose responses these are"),
         (["normalize", "tmdb", "--format", "xml"], "", 64, "Error: --format must be one of"),
+        (["normalize", "tmdb", "nosuchop", tmdbPage], "", 64, "Error: tmdb: unknown operation 'nosuchop' (operations: search, popular, movie)\nUsage: aggregate normalize "),
+        (["normalize", "tmdb", tmdbPage, "--api", "v2"], "", 64, "Error: tmdb: --api does not apply: this provider has one API; leave it out\n"),
+        (["normalize", "kiva", "--api", "soap"], "", 64, "Error: kiva: --api must be one of graphql, rest, not 'soap'\n"),
     ] as [([String], String, Int32, String)])
     func badInputsGiveOneLineAndTheRunExitCodes(arguments: [String], stdin: String, status: Int32, stderr: String) throws {
         let output = try Binary.run(arguments, stdin: stdin)

@@ -117,6 +117,29 @@ import Testing
         #expect(!written.contains("fetching page"), "--quiet shows no progress")
     }
 
+    /// Ctrl-C (or SIGTERM) during a slow request clears the line, and the process ends as interrupted: 130 (143).
+    /// The shell traps SIGINT so that it survives the Ctrl-C the terminal sends to the whole foreground group.
+    @Test(.requires(.tmux, .python3, .pgrep), arguments: ["SIGINT", "SIGTERM"])
+    func anEndingSignalClearsTheLine(_ signal: String) throws {
+        let sandbox = try LoopbackSandbox(faults: ["delay=20s"])
+        let key = try #require(try SandboxCatalog(allProviders, sandboxes: allSandboxes).sandbox(named: "tmdb")?.sandboxEnvironment["TMDB_API_KEY"])
+        let session = try TmuxSession(
+            command: "trap true INT; env TMDB_API_KEY=\(key) AGGREGATE_TMDB_BASE_URL=\(sandbox.url)/tmdb \(Binary.url.path) tmdb popular --no-cache",
+            width: 100, height: 20)
+        defer { session.close() }
+        try session.waitForScreen { $0.contains { $0.hasPrefix("tmdb: ") && $0.hasSuffix(" s") } }
+        if signal == "SIGINT" {
+            try session.send("C-c")
+        } else {
+            let shell = try session.value("#{pane_pid}")
+            let child = try TmuxSession.run("/usr/bin/env", ["pgrep", "-P", shell]).trimmingCharacters(in: .whitespacesAndNewlines)
+            #expect(kill(try #require(pid_t(child)), SIGTERM) == 0)
+        }
+        let result = try session.waitForExit()
+        #expect(result.status == (signal == "SIGINT" ? "130" : "143"))
+        #expect(!result.screen.contains { $0.contains("tmdb: ") }, "the line is cleared: \(result.screen)")
+    }
+
     /// The archive reader feeds the same line: a tweet file that arrives slowly (through a pipe) shows which file is
     /// being read and how many tweets so far, and the line is gone when the results are written.
     @Test(.requires(.tmux, .python3)) func aSlowArchiveShowsWhichFileAndHowManyTweets() throws {

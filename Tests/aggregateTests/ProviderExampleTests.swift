@@ -13,6 +13,8 @@ struct ExampleCase: Sendable, CustomTestStringConvertible {
     var example: ProviderExample
     /// The kinds its items may have: the operation's, and those a definition maps records to.
     var itemKinds: Set<String>
+    /// The metrics the provider declares (what completion offers `--sort` and `--fields`).
+    var metrics: Set<String> = []
 
     var testDescription: String { "\(provider) #\(index + 1): \(example.commandLine)" }
     /// The golden file's base name, e.g. `meetup/1`.
@@ -28,7 +30,9 @@ struct ExampleCase: Sendable, CustomTestStringConvertible {
                 // A definition may take each item's kind from the record (Hacker News: story or comment).
                 let mapped = (provider as? DeclarativeProvider)?.definition.operation(named: operation.name)?.item.kind?.sources
                     .flatMap { $0.oneOf ?? [] } ?? []
-                return ExampleCase(provider: descriptor.name, index: index, example: example, itemKinds: Set([operation.itemKind] + mapped))
+                return ExampleCase(
+                    provider: descriptor.name, index: index, example: example, itemKinds: Set([operation.itemKind] + mapped),
+                    metrics: Set(descriptor.metrics))
             }
         }
     }
@@ -56,6 +60,8 @@ struct ExampleCase: Sendable, CustomTestStringConvertible {
         for item in items {
             #expect(item["provider"] == .string(testCase.provider), sourceLocation: location)
             #expect(testCase.itemKinds.contains(item["kind"]?.string ?? ""), sourceLocation: location)
+            let undeclared = Set(item["metrics"]?.object?.members.map(\.key) ?? []).subtracting(testCase.metrics)
+            #expect(undeclared.isEmpty, "metrics the descriptor does not declare: \(undeclared.sorted())", sourceLocation: location)
             _ = try Item(json: item)
         }
         if let message = Golden.check(try stabilized(json.stdout), against: Self.goldenFolder.appendingPathComponent(testCase.goldenName + ".json")) {

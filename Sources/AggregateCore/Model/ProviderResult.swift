@@ -11,11 +11,14 @@ public enum DataSource: String, Sendable {
     case cache
     /// The disk cache, after the server confirmed the stored responses with `304 Not Modified`.
     case revalidated
+    /// A cassette recorded with `--record` (`--replay DIR`): no request left the process. Providers still see the
+    /// query as `live`, since a replay must send exactly the requests the recorded live run sent.
+    case replay
 }
 
 /// Figures about how a result was fetched.
 public struct ResultMeta: Sendable, Equatable {
-    /// Live, offline, cache or revalidated.
+    /// Live, offline, cache, revalidated or replay.
     public var source: DataSource
     /// HTTP exchanges made, retries and redirects included.
     public var requests: Int

@@ -36,15 +36,19 @@ public struct ProviderDescriptor: Sendable {
     public var rateBudgets: [RateBudget] = []
     /// How long its answers stay fresh in the disk cache (``HTTPCacheMiddleware``).
     public var cacheFreshness: CacheFreshness = .standard
+    /// The names of the metrics its items may carry (`metrics.<name>`), for `--sort` and `--fields` to offer; an
+    /// item has only those the API sent.
+    public var metrics: [String] = []
 
     /// Creates a descriptor.
     public init(
         name: String, displayName: String, summary: String, docsURL: String, defaultBaseURL: String?,
         baseURLVariables: [String] = [], auth: [AuthVariable], authStyle: String, paginationStyle: String,
         options: [Parameter] = [], operations: [ProviderOperation], cacheFreshness: CacheFreshness = .standard, examples: [ProviderExample],
-        rateBudgets: [RateBudget] = []
+        rateBudgets: [RateBudget] = [], metrics: [String] = []
     ) {
         self.rateBudgets = rateBudgets
+        self.metrics = metrics
         self.name = name
         self.displayName = displayName
         self.summary = summary

@@ -17,7 +17,9 @@ public struct HTTPCacheSettings: Sendable, Equatable {
     public var root: URL
     /// Fresh entries answer, or everything is asked again.
     public var mode: Mode
-    /// Seconds every answer stays fresh, replacing the provider's and the response's (`--cache-ttl`).
+    /// Seconds every answer stays fresh in this run, replacing the provider's and the response's (`--cache-ttl`).
+    /// It judges entries as this run reads them; entries keep the provider's and the API's freshness, so the next
+    /// run without it is not bound by it.
     public var ttlOverride: TimeInterval?
     /// The size cap of all entries.
     public var maxBytes: Int
@@ -106,7 +108,8 @@ public final class HTTPCacheRunLog: @unchecked Sendable {
 /// - A `200` is stored when it can be of use: fresh for a while, or revalidatable.
 ///
 /// Freshness is the provider's ``CacheFreshness`` for the request, or the response's `Cache-Control: max-age`,
-/// whichever is shorter (`no-cache` makes it 0; `no-store` keeps it out of the cache); `--cache-ttl` replaces both.
+/// whichever is shorter (`no-cache` makes it 0; `no-store` keeps it out of the cache). That is what an entry stores;
+/// `--cache-ttl` replaces it only in the run that gives it, when entries are read.
 /// A damaged entry is removed with one warning and fetched again. A response that repeats a credential is not stored.
 public struct HTTPCacheMiddleware: FetchMiddleware {
     let store: HTTPCacheStore
@@ -152,12 +155,7 @@ public struct HTTPCacheMiddleware: FetchMiddleware {
 
         var stored: HTTPCacheEntry?
         switch store.read(provider: provider, key: key) {
-        case .found(var entry):
-            // --cache-ttl judges stored answers too, whatever freshness they were stored with.
-            if let override = settings.ttlOverride {
-                entry.freshUntil = entry.storedAt.addingTimeInterval(override)
-                entry.freshnessReason = "the run's cache TTL of \(CacheFreshness.describe(override))"
-            }
+        case .found(let entry):
             stored = entry
         case .missing: note("miss: nothing stored for GET \(shown)", provider)
         case .damaged(let reason):
@@ -168,13 +166,14 @@ public struct HTTPCacheMiddleware: FetchMiddleware {
         var conditional = request
         if let entry = stored {
             let age = Self.seconds(clock.timeIntervalSince(entry.storedAt))
-            if settings.mode == .normal, clock < entry.freshUntil {
-                note("fresh: stored \(age) ago, fresh for \(Self.seconds(entry.freshUntil.timeIntervalSince(clock))) more (\(entry.freshnessReason)); no request sent for GET \(shown)", provider)
+            let (freshUntil, reason) = judged(entry)
+            if settings.mode == .normal, clock < freshUntil {
+                note("fresh: stored \(age) ago, fresh for \(Self.seconds(freshUntil.timeIntervalSince(clock))) more (\(reason)); no request sent for GET \(shown)", provider)
                 store.touch(provider: provider, key: key)
                 count(.hit, provider: provider)
                 return entry.response(for: request.url)
             }
-            let why = settings.mode == .refresh ? "--refresh" : "stale for \(Self.seconds(clock.timeIntervalSince(entry.freshUntil)))"
+            let why = settings.mode == .refresh ? "--refresh" : "stale for \(Self.seconds(clock.timeIntervalSince(freshUntil)))"
             if entry.canRevalidate {
                 if let etag = entry.etag { conditional.headers["If-None-Match"] = etag }
                 if let lastModified = entry.lastModified { conditional.headers["If-Modified-Since"] = lastModified }
@@ -196,7 +195,7 @@ public struct HTTPCacheMiddleware: FetchMiddleware {
             renewed.storedAt = answered
             renewed.freshUntil = answered.addingTimeInterval(lifetime.seconds)
             renewed.freshnessReason = lifetime.reason
-            note("not modified (304): reusing the stored body, now fresh for \(Self.seconds(lifetime.seconds)) (\(lifetime.reason))", provider)
+            note("not modified (304): reusing the stored body, now fresh for \(describe(lifetime))", provider)
             save(renewed, provider: provider, key: key)
             count(.revalidated, provider: provider)
             return renewed.response(for: request.url)
@@ -254,11 +253,12 @@ public struct HTTPCacheMiddleware: FetchMiddleware {
         let entry = HTTPCacheEntry(
             url: shown, status: response.status, headers: headers, body: response.body, storedAt: answered,
             freshUntil: answered.addingTimeInterval(lifetime.seconds), freshnessReason: lifetime.reason)
-        guard lifetime.seconds > 0 || entry.canRevalidate else {
+        // A run's TTL above 0 keeps even an answer the API gives no freshness, for the next runs with that TTL.
+        guard lifetime.seconds > 0 || entry.canRevalidate || (settings.ttlOverride ?? 0) > 0 else {
             note("not stored: not fresh for any time (\(lifetime.reason)) and no ETag or Last-Modified to revalidate with", provider)
             return
         }
-        note("stored: fresh for \(Self.seconds(lifetime.seconds)) (\(lifetime.reason))", provider)
+        note("stored: fresh for \(describe(lifetime))", provider)
         save(entry, provider: provider, key: key)
     }
 
@@ -270,10 +270,9 @@ public struct HTTPCacheMiddleware: FetchMiddleware {
         }
     }
 
-    /// How long an answer to `url` stays fresh, and why: `--cache-ttl`, else the shorter of the provider's time and
-    /// the response's `max-age` (`no-cache`: none).
+    /// How long an answer to `url` stays fresh, and why, as its entry stores it: the shorter of the provider's time
+    /// and the response's `max-age` (`no-cache`: none). `--cache-ttl` is not part of it (see ``judged(_:)``).
     func lifetime(for url: URL, baseURL: URL, cacheControl: String?) -> (seconds: TimeInterval, reason: String) {
-        if let override = settings.ttlOverride { return (override, "the run's cache TTL of \(CacheFreshness.describe(override))") }
         let declared = freshness.lifetime(for: url, baseURL: baseURL, operation: operation)
         let directives = Self.directives(cacheControl)
         if directives["no-cache"] != nil { return (0, "the response says Cache-Control: no-cache") }
@@ -282,6 +281,23 @@ public struct HTTPCacheMiddleware: FetchMiddleware {
         }
         return declared
     }
+
+    /// Until when this run takes `entry` as fresh, and why: the entry's own freshness, or `--cache-ttl` from when
+    /// it was stored. The one place a run's TTL applies, so no entry ever stores it.
+    func judged(_ entry: HTTPCacheEntry) -> (freshUntil: Date, reason: String) {
+        guard let override = settings.ttlOverride else { return (entry.freshUntil, entry.freshnessReason) }
+        return (entry.storedAt.addingTimeInterval(override), Self.runTTLReason(override))
+    }
+
+    /// `600 s (the provider's 10 min for 'search')`, as a stored lifetime reads in this run's notes; with
+    /// `--cache-ttl`, this run's time first, then what the entry keeps for later runs.
+    func describe(_ lifetime: (seconds: TimeInterval, reason: String)) -> String {
+        let stored = "\(Self.seconds(lifetime.seconds)) (\(lifetime.reason))"
+        guard let override = settings.ttlOverride else { return stored }
+        return "\(Self.seconds(override)) (\(Self.runTTLReason(override))); stored as fresh for \(stored)"
+    }
+
+    static func runTTLReason(_ ttl: TimeInterval) -> String { "the run's cache TTL of \(CacheFreshness.describe(ttl))" }
 
     /// `Cache-Control`'s directives by lower-case name, with their values (quotes removed) if any.
     static func directives(_ header: String?) -> [String: String?] {

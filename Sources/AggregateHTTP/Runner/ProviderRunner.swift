@@ -162,13 +162,19 @@ public struct ProviderRunner: Sendable {
             if let summary = log.summary(otherwise: result.meta.source) {
                 events(FetchEvent(provider: provider.descriptor.name, kind: .cache(summary)))
             }
-            result.meta.source = log.source(otherwise: result.meta.source)
+            result.meta.source = log.source(otherwise: replayer == nil ? result.meta.source : .replay)
             return result
         } catch {
             return ProviderResult(
                 provider: provider.descriptor.name, operation: operation, query: parameters,
-                error: error.attributed(to: provider.descriptor.name), meta: ResultMeta(source: settings.offline ? .offline : .live))
+                error: error.attributed(to: provider.descriptor.name), meta: ResultMeta(source: source(settings)))
         }
+    }
+
+    /// Where a run's answers come from before the cache has its say: the cassette, the emulators or the network.
+    func source(_ settings: Settings) -> DataSource {
+        if replayer != nil { return .replay }
+        return settings.offline ? .offline : .live
     }
 
     /// Adds the run's own steps to `options`: the replayer (with no waiting: nothing is sent), or the rate limiter
