@@ -33,7 +33,7 @@ import Testing
         (["limits", "shw"], "Error: unknown action 'shw': use show or reset; did you mean 'show'?"),
         (["auth", "stats"], "Error: unknown auth action 'stats'; use status; did you mean 'status'?"),
         (["auth", "status", "tmbd"], "Error: unknown provider 'tmbd'; did you mean 'tmdb'? Valid providers: "),
-        (["completions", "bsh"], "Error: name one shell: bash, zsh or fish; did you mean 'bash'?"),
+        (["completions", "bsh"], "Error: bsh is not supported: use bash, zsh or fish; did you mean 'bash'?"),
         (["normalize", "tmbd"], "Error: unknown provider 'tmbd'; did you mean 'tmdb'? Valid providers: "),
         (["new-provider", "books", "--defintion"], "Error: unknown option '--defintion'; did you mean '--definition'?"),
         (["sandbox", "--prot", "0"], "Error: unknown option '--prot'; did you mean '--port'?"),

@@ -226,7 +226,7 @@ final class RecordingSandboxTransport: HTTPTransport, @unchecked Sendable {
         #expect(transport.take().count == 2)
         let warnings = self.warnings
         #expect(warnings.count == 1, "\(warnings)")
-        #expect(warnings.first?.hasPrefix("the cache cannot be used (cannot write in the cache folder \(root.path)/http: Not a directory); continuing without it") == true, "\(warnings)")
+        #expect(warnings.first?.hasPrefix("the cache cannot be used (cannot write in the cache folder \(root.path)/http: a part of the path is not a folder); continuing without it") == true, "\(warnings)")
     }
 
     @Test func answersThatRepeatACredentialAreNotStored() async throws {
