@@ -31,7 +31,7 @@ sources_for() {
             Sources/AggregateSandbox -name '*.swift' | sort) ;;
         # The executable's config file and editing, with the providers its checks name.
         config-edit) echo "${core[@]}" Providers/*/*.swift Sources/AggregateProviders/*.swift \
-            Sources/aggregate/{ConfigFile,ConfigEditing,CommonOptions,CacheChoice,RunTools,EffectiveSettings}.swift ;;
+            Sources/aggregate/{ConfigFile,ConfigEditing,CommonOptions,CacheChoice,ColorChoice,RunTools,EffectiveSettings,Terminal,StandardStreams}.swift ;;
         *) echo "unknown fuzz target '$1'; targets: ${all_targets[*]}" >&2; exit 64 ;;
     esac
 }

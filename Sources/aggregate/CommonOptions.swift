@@ -54,10 +54,13 @@ struct CommonOptions: Sendable, Equatable {
         OptionSpec("sort", valueName: "FIELD", help: "Sort the items after fetching by a field, e.g. createdAt, -createdAt (newest first), title, metrics.<name>."),
         OptionSpec("profile", valueName: "NAME", help: "Use this profile of the config file (default: $AGGREGATE_PROFILE)."),
         OptionSpec("raw", arity: .flag, help: "Print the raw response body instead (several pages as a JSON array)."),
-        ColorChoice.spec, Pager.spec,
+        ColorChoice.spec, noPagerSpec,
     ] + RunToolOptions.specs + CacheChoice.specs + [
         OptionSpec("help", short: "h", arity: .flag, help: "Show help information."),
     ]
+
+    /// `--no-pager` (``Pager``), declared here so that the options need nothing of the pager itself.
+    static let noPagerSpec = OptionSpec("no-pager", arity: .flag, help: "Write long text output directly, not through $AGGREGATE_PAGER, $PAGER or less -FRX.")
 
     /// The common option `name`, with `help` worded for a command that passes it on (compare).
     static func spec(_ name: String, help: String) -> OptionSpec {
@@ -128,7 +131,7 @@ struct CommonOptions: Sendable, Equatable {
         tools = try RunToolOptions(parsed)
         cache = try CacheChoice(parsed)
         color = try ColorChoice(parsed)
-        noPager = parsed.has(Pager.spec.name)
+        noPager = parsed.has(Self.noPagerSpec.name)
         if raw, fields != nil || sort != nil {
             throw AggregateError(.usage, "--fields and --sort shape items; they cannot be used with --raw")
         }

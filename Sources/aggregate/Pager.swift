@@ -17,7 +17,7 @@ import Darwin
 /// cannot start leaves the text written directly, with no error.
 enum Pager {
     /// `--no-pager`, for every command whose text output may page.
-    static let spec = OptionSpec("no-pager", arity: .flag, help: "Write long text output directly, not through $AGGREGATE_PAGER, $PAGER or less -FRX.")
+    static let spec = CommonOptions.noPagerSpec
 
     /// The pager command: `AGGREGATE_PAGER`, then `PAGER` (the first one that is set, even to empty), else
     /// `less -FRX`; `nil` when that is empty or `cat`, which mean no pager.
