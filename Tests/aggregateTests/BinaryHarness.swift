@@ -43,10 +43,16 @@ struct Binary {
         try process.run()
         if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
         try input.fileHandleForWriting.close()
-        // Read both pipes concurrently so a chatty process cannot block on a full pipe.
+        return try collect(process, out: out, err: err, timeout: timeout, arguments: arguments)
+    }
+
+    /// Reads a started process's stdout (unless `out` is `nil`) and stderr to their ends, concurrently so a chatty
+    /// process cannot block on a full pipe, then waits for it; past `timeout` it is terminated and this throws.
+    static func collect(_ process: Process, out: Pipe?, err: Pipe, timeout: TimeInterval, arguments: [String]) throws -> Output {
         let collected = Collected()
         let group = DispatchGroup()
         for (pipe, isOut) in [(out, true), (err, false)] {
+            guard let pipe else { continue }
             group.enter()
             DispatchQueue.global().async {
                 let data = pipe.fileHandleForReading.readDataToEndOfFile()
@@ -65,7 +71,7 @@ struct Binary {
 
     enum BinaryError: Error { case timedOut([String]) }
 
-    final class Collected: @unchecked Sendable {
+    private final class Collected: @unchecked Sendable {
         private let lock = NSLock()
         private var out = Data()
         private var err = Data()

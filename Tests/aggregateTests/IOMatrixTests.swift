@@ -199,21 +199,9 @@ private enum Run {
         process.standardInput = FileHandle.nullDevice
         if readerGone { try out.fileHandleForReading.close() }
         try process.run()
-        let collected = Binary.Collected()
-        let group = DispatchGroup()
-        for (pipe, isOut) in [(out, true), (err, false)] where !(isOut && readerGone) {
-            group.enter()
-            DispatchQueue.global().async {
-                collected.set(pipe.fileHandleForReading.readDataToEndOfFile(), isOut: isOut)
-                group.leave()
-            }
-        }
-        if group.wait(timeout: .now() + 60) == .timedOut {
-            process.terminate()
-            throw Binary.BinaryError.timedOut(arguments)
-        }
-        process.waitUntilExit()
-        let status = process.terminationReason == .uncaughtSignal ? 128 + process.terminationStatus : process.terminationStatus
-        return Output(status: status, stdout: collected.text(isOut: true), stderr: collected.text(isOut: false))
+        let run = try Binary.collect(process, out: readerGone ? nil : out, err: err, timeout: 60, arguments: arguments)
+        // A death by a signal counts as a shell shows it (128 + the signal), so the `< 128` check sees it.
+        let status = process.terminationReason == .uncaughtSignal ? 128 + run.status : run.status
+        return Output(status: status, stdout: run.stdout, stderr: run.stderr)
     }
 }
