@@ -9,7 +9,6 @@ import Testing
 /// `aggregate auth status --format json`, and how short credentials are shown, through the built binary.
 @Suite(.serialized) struct AuthStatusJSONTests {
     static let registry = try! TestRegistry.builtIn()
-    static let jsonschema = OptionalTool(name: "jsonschema", install: "pip install jsonschema, and point AGGREGATE_PYTHON at that python", isPythonModule: true)
 
     let longToken = "abcdefghijklmnopqrstuvwxyz"
     let shortKey = "k3y-0f-11ch"
@@ -78,8 +77,8 @@ import Testing
 
     /// Both documents above validate against Schemas/auth-status.schema.json with a real validator (Python's
     /// jsonschema, as CI's other schema checks use; skipped where it is not installed).
-    @Test(.requires(Self.jsonschema)) func theDocumentsValidateAgainstTheSchema() throws {
-        let python = try #require(Self.jsonschema.path)
+    @Test(.requires(OptionalTool.jsonschema)) func theDocumentsValidateAgainstTheSchema() throws {
+        let python = try #require(OptionalTool.jsonschema.path)
         let sandbox = try LoopbackSandbox()
         var environment: [String: String] = ["TMDB_API_KEY": shortKey, "TMDB_ACCESS_TOKEN": "not-the-sandbox-token-at-all"]
         for provider in Self.registry.registry.providers where provider.descriptor.name != "tmdb" {
@@ -99,19 +98,7 @@ import Testing
             files.append(file)
         }
         let schema = TestPaths.packageRoot.appendingPathComponent("Schemas/auth-status.schema.json").path
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: python)
-        process.arguments = [
-            "-c",
-            "import json, sys, jsonschema; s = json.load(open(sys.argv[1])); jsonschema.Draft202012Validator.check_schema(s); "
-                + "[jsonschema.Draft202012Validator(s).validate(json.load(open(f))) for f in sys.argv[2:]]",
-            schema,
-        ] + files
-        let errors = Pipe()
-        process.standardError = errors
-        try process.run()
-        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "\(message)")
+        let problems = try JSONSchemaValidator.problems(python: python, schema: schema, files: files)
+        #expect(problems == nil, "\(problems ?? "")")
     }
 }
