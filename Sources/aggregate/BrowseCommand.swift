@@ -206,7 +206,7 @@ enum BrowseCommand {
             // Its messages start with "standard input", the name the other errors use.
             let maxBytes = invocation.maxBytes
             data = try await BlockingWork.run { () throws(AggregateError) -> Data in
-                try StandardStreams.readInput(maxBytes: maxBytes, hint: "raise it with --max-size, or cut the input down first")
+                try StandardStreams.readInput(maxBytes: maxBytes, hint: JSONInput.maxSizeHint)
             }
         case .url(let url):
             let options = FetchOptions(timeout: invocation.timeout, maxResponseBytes: invocation.maxBytes)

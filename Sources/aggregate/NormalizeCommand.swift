@@ -160,7 +160,7 @@ enum NormalizeInput {
     /// The bodies in `file` (`-` for standard input): one, or with `split` one per NDJSON line or array element.
     static func pages(from file: String, name: String, split: Bool, maxBytes: Int) throws(AggregateError) -> [Data] {
         let data = file == "-"
-            ? try StandardStreams.readInput(maxBytes: maxBytes, hint: "raise it with --max-size, or cut the input down first")
+            ? try StandardStreams.readInput(maxBytes: maxBytes, hint: JSONInput.maxSizeHint)
             : try JSONInput.readFile(atPath: file, maxBytes: maxBytes)
         guard split else { return [data] }
         // A JSON array of pages is one document; NDJSON is one document per line.

@@ -86,8 +86,9 @@ enum StandardStreams {
         }
     }
 
-    /// Reads all of standard input, refusing more than `maxBytes`. Messages start with "standard input", for the
-    /// caller to prefix with what read it (`--message -: standard input is closed; ...`).
+    /// Reads all of standard input, refusing more than `maxBytes` (``JSONInput/read(_:name:maxBytes:hint:)``, the one
+    /// capped reader). Messages start with "standard input", for the caller to prefix with what read it
+    /// (`--message -: standard input is closed; ...`).
     /// - Parameter hint: what to do when the input is over the cap, e.g. "raise it with --max-size".
     /// - Throws: `noInput` (66) when standard input was closed, `tooLarge` past the cap, `ioError` (74) when a
     ///   read fails.
@@ -95,20 +96,6 @@ enum StandardStreams {
         if closedAtStart.input {
             throw AggregateError(.noInput, "standard input is closed; pipe the input in, or give it another way")
         }
-        var data = Data()
-        var buffer = [UInt8](repeating: 0, count: 1 << 16)
-        while true {
-            let wanted = min(buffer.count, maxBytes + 1 - data.count)
-            let count = buffer.withUnsafeMutableBytes { read(STDIN_FILENO, $0.baseAddress, wanted) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw AggregateError(.ioError, "standard input cannot be read: \(FileSystemReason.describe(errno: errno))")
-            }
-            if count == 0 { return data }
-            data.append(contentsOf: buffer[0..<count])
-            if data.count > maxBytes {
-                throw AggregateError(.tooLarge, "standard input is larger than the \(ByteCount.describe(maxBytes)) size cap; \(hint)")
-            }
-        }
+        return try JSONInput.read(.standardInput, name: "standard input", maxBytes: maxBytes, hint: hint)
     }
 }

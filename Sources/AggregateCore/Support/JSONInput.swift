@@ -23,8 +23,12 @@ public enum JSONInput {
         return try read(handle, name: path, maxBytes: maxBytes)
     }
 
+    /// What to do about an input over its cap, for `browse` and `normalize`.
+    public static let maxSizeHint = "raise it with --max-size, or cut the input down first"
+
     /// Reads `handle` to its end in chunks, stopping with `tooLarge` as soon as more than `maxBytes` arrived.
-    public static func read(_ handle: FileHandle, name: String, maxBytes: Int) throws(AggregateError) -> Data {
+    /// - Parameter hint: what the `tooLarge` error tells the user to do.
+    public static func read(_ handle: FileHandle, name: String, maxBytes: Int, hint: String = maxSizeHint) throws(AggregateError) -> Data {
         var data = Data()
         let chunk = 1 << 20
         while true {
@@ -36,7 +40,7 @@ public enum JSONInput {
             }
             guard let piece, !piece.isEmpty else { return data }
             data.append(piece)
-            if data.count > maxBytes { throw tooLarge(name, bytes: nil, maxBytes: maxBytes) }
+            if data.count > maxBytes { throw tooLarge(name, bytes: nil, maxBytes: maxBytes, hint: hint) }
         }
     }
 
@@ -133,9 +137,8 @@ public enum JSONInput {
         }))
     }
 
-    private static func tooLarge(_ name: String, bytes: Int?, maxBytes: Int) -> AggregateError {
+    private static func tooLarge(_ name: String, bytes: Int?, maxBytes: Int, hint: String = maxSizeHint) -> AggregateError {
         let size = bytes.map { " is \(ByteCount.describe($0)), which is" } ?? " is"
-        return AggregateError(
-            .tooLarge, "\(name)\(size) larger than the \(ByteCount.describe(maxBytes)) size cap; raise it with --max-size, or cut the input down first")
+        return AggregateError(.tooLarge, "\(name)\(size) larger than the \(ByteCount.describe(maxBytes)) size cap; \(hint)")
     }
 }
