@@ -32,7 +32,7 @@ let emulatorModules: [Target.Dependency] = ["AggregateText", "AggregateJSON", "A
 /// Every library module, for the executable and the tests.
 let libraryModules: [Target.Dependency] = [
     "AggregateText", "AggregateJSON", "AggregateCore", "AggregateHTTP", "AggregateRendering", "AggregateDefinitions",
-    "AggregateSandboxKit", "AggregateSandbox", "AggregateProviders", "AggregateScaffold",
+    "AggregateSandboxKit", "AggregateSandbox", "AggregateProviders", "AggregateScaffold", "AggregateSQL",
 ]
 
 var targets: [Target] = [
@@ -43,6 +43,15 @@ var targets: [Target] = [
     .target(name: "AggregateRendering", dependencies: ["AggregateText", "AggregateJSON", "AggregateCore"]),
     .target(name: "AggregateDefinitions", dependencies: ["AggregateText", "AggregateJSON", "AggregateCore"]),
     .target(name: "AggregateSandboxKit", dependencies: ["AggregateText", "AggregateJSON", "AggregateCore"]),
+    // The system's SQLite 3: a library of the machine, not a package (Apple platforms have the `SQLite3` module).
+    .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"])]),
+    // `aggregate sql`: provider operations as SQLite virtual tables, and results kept in a SQLite file.
+    .target(
+        name: "AggregateSQL",
+        dependencies: [
+            "AggregateText", "AggregateJSON", "AggregateCore", "AggregateHTTP",
+            .target(name: "CSQLite", condition: .when(platforms: [.linux, .android, .windows, .openbsd, .wasi])),
+        ]),
     // `aggregate new-provider` and the generated-source checks: templates and the generated lists' text.
     .target(name: "AggregateScaffold", dependencies: ["AggregateText", "AggregateJSON", "AggregateCore", "AggregateDefinitions"]),
     .target(
@@ -62,6 +71,9 @@ var targets: [Target] = [
     .testTarget(
         name: "AggregateDefinitionsTests",
         dependencies: ["AggregateText", "AggregateJSON", "AggregateCore", "AggregateHTTP", "AggregateDefinitions", "AggregateTestSupport"]),
+    .testTarget(
+        name: "AggregateSQLTests",
+        dependencies: ["AggregateText", "AggregateJSON", "AggregateCore", "AggregateHTTP", "AggregateSQL", "AggregateTestSupport"]),
     .testTarget(name: "AggregateSandboxKitTests", dependencies: ["AggregateJSON", "AggregateCore", "AggregateSandboxKit", "AggregateTestSupport"]),
     .testTarget(name: "AggregateSandboxTests", dependencies: libraryModules + ["AggregateTestSupport"]),
     .testTarget(
@@ -92,7 +104,7 @@ for name in providerNames {
     )
 }
 
-for index in targets.indices {
+for index in targets.indices where targets[index].type != .system {
     targets[index].swiftSettings = (targets[index].swiftSettings ?? []) + [
         .enableUpcomingFeature("ExistentialAny"),
         .enableUpcomingFeature("InternalImportsByDefault"),
@@ -110,6 +122,7 @@ let package = Package(
         .library(name: "AggregateHTTP", targets: ["AggregateHTTP"]),
         .library(name: "AggregateProviders", targets: ["AggregateProviders"]),
         .library(name: "AggregateSandbox", targets: ["AggregateSandbox"]),
+        .library(name: "AggregateSQL", targets: ["AggregateSQL"]),
     ],
     targets: targets,
     swiftLanguageModes: [.v6]

@@ -34,10 +34,14 @@ public struct KivaProvider: Provider, ProviderTextView {
         paginationStyle: "20 loans a page, fetched concurrently: offset/limit with totalCount (GraphQL) or page numbers with paging.pages (REST v1)",
         options: [api.declaration],
         operations: [
-            ProviderOperation(name: "newest", summary: "The most recent fundraising loans, newest first.", itemKind: "loan"),
+            ProviderOperation(
+                name: "newest", summary: "The most recent fundraising loans, newest first.", itemKind: "loan",
+                cost: RequestCost(pageSize: KivaRequests.pageSize)),
             ProviderOperation(
                 name: "search", summary: "Loans matching words and filters, newest first.", itemKind: "loan",
-                declaring: [text, sector, country, gender, status]),
+                declaring: [text, sector, country, gender, status],
+                // GraphQL looks the sector's id up first.
+                cost: RequestCost(pageSize: KivaRequests.pageSize, lookups: 1)),
         ],
         cacheFreshness: CacheFreshness(operations: ["newest": 120, "search": 600]),
         examples: [

@@ -33,7 +33,7 @@ public struct MeetupProvider: Provider, ProviderTextView {
         authStyle: "OAuth2 bearer token (GraphQL) or key= query parameter (v2)",
         paginationStyle: "cursor (GraphQL pageInfo.endCursor) or offset via meta.next (v2)",
         options: [api.declaration],
-        operations: [ProviderOperation(name: "groups", summary: "Groups near a point.", itemKind: "group", declaring: [lat, lon, radius, text])],
+        operations: [ProviderOperation(name: "groups", summary: "Groups near a point.", itemKind: "group", declaring: [lat, lon, radius, text], cost: RequestCost(pageSize: 200))],
         cacheFreshness: CacheFreshness(defaultSeconds: 900),
         examples: [
             ProviderExample(["meetup", "groups", "--lat", "51.509980", "--lon", "-0.133700"], "Groups near Piccadilly Circus, London (the original tutorial's query)."),

@@ -8,6 +8,9 @@ public struct TMDbProvider: Provider, ProviderTextView {
     static let year = ParameterKey<Int>("year", type: .integer(1870...2100), valueName: "YEAR", help: "Only movies released in this year.")
     static let id = ParameterKey<Int>("id", style: .positional, type: .integer(1...999_999_999), required: true, valueName: "ID", help: "TMDb's movie id, e.g. 1930.")
 
+    /// `search` and `popular`: pages of 20, after the image configuration (live runs only).
+    static let listCost = RequestCost(pageSize: TMDbNormalizer.pageSize, lookups: 1)
+
     public static let descriptor = ProviderDescriptor(
         name: "tmdb",
         displayName: "TMDb",
@@ -28,12 +31,12 @@ public struct TMDbProvider: Provider, ProviderTextView {
         operations: [
             ProviderOperation(
                 name: "search", summary: "Movies whose title matches the text (case- and accent-insensitive).", itemKind: "movie",
-                declaring: [title, year]),
-            ProviderOperation(name: "popular", summary: "The movies TMDb currently ranks as most popular.", itemKind: "movie"),
+                declaring: [title, year], cost: listCost),
+            ProviderOperation(name: "popular", summary: "The movies TMDb currently ranks as most popular.", itemKind: "movie", cost: listCost),
             ProviderOperation(
                 name: "movie",
                 summary: "One movie with its details, director(s) and cast; the text view lists the first \(TMDbTextView.defaultCastLines) cast members, or --limit N of them.",
-                itemKind: "movie", declaring: [id]),
+                itemKind: "movie", declaring: [id], cost: RequestCost(pageSize: nil, lookups: 1)),
         ],
         cacheFreshness: CacheFreshness(defaultSeconds: 3600, operations: ["search": 600, "popular": 600], endpoints: [.init("/configuration", seconds: 86_400)]),
         examples: [

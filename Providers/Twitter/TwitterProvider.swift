@@ -34,7 +34,9 @@ public struct TwitterProvider: Provider, ProviderTextView {
             operations: [
                 ProviderOperation(
                     name: "timeline", summary: "A user's most recent posts, newest first (the API serves the last 3,200 at most).",
-                    itemKind: "tweet", declaring: [username, exclude])
+                    itemKind: "tweet", declaring: [username, exclude],
+                    // v2: the user's id first, then pages of up to 100 (v1.1 pages hold 200 and need no lookup).
+                    cost: RequestCost(pageSize: 100, lookups: 1))
             ],
             cacheFreshness: CacheFreshness(defaultSeconds: 60, endpoints: [.init("/2/users/by/username", seconds: 86_400)]),
             examples: [

@@ -261,7 +261,9 @@ public struct ProviderDefinition: Sendable {
         }
         let descriptor = ProviderOperation(
             name: name, summary: try fields.required("summary").string(), itemKind: kind,
-            parameters: parameters, writes: !["GET", "HEAD"].contains(method))
+            parameters: parameters, writes: !["GET", "HEAD"].contains(method),
+            // A paged operation without a declared page size may get one item a page: the bound that always holds.
+            cost: RequestCost(pageSize: pagination.kind == .none ? nil : pagination.pageSize ?? 1))
         return Operation(
             descriptor: descriptor, method: method, path: path,
             query: try templates(request["query"], parameters: parameters, operation: name),

@@ -109,8 +109,9 @@ extension Query {
 extension ProviderOperation {
     /// Creates an operation from typed parameter declarations.
     public init(
-        name: String, summary: String, itemKind: String, declaring parameters: [any ParameterDeclaration], writes: Bool = false
+        name: String, summary: String, itemKind: String, declaring parameters: [any ParameterDeclaration], writes: Bool = false,
+        cost: RequestCost = RequestCost(pageSize: nil)
     ) {
-        self.init(name: name, summary: summary, itemKind: itemKind, parameters: parameters.map(\.declaration), writes: writes)
+        self.init(name: name, summary: summary, itemKind: itemKind, parameters: parameters.map(\.declaration), writes: writes, cost: cost)
     }
 }

@@ -86,9 +86,14 @@ public struct ProviderOperation: Sendable {
     public var parameters: [Parameter]
     /// Whether it changes data on the server (its requests are never retried automatically).
     public var writes: Bool
+    /// The most requests a run sends for a limit (`aggregate sql --plan`); by default one request answers.
+    public var cost: RequestCost
 
     /// Creates an operation.
-    public init(name: String, summary: String, itemKind: String, parameters: [Parameter] = [], writes: Bool = false) {
+    public init(
+        name: String, summary: String, itemKind: String, parameters: [Parameter] = [], writes: Bool = false, cost: RequestCost = RequestCost(pageSize: nil)
+    ) {
+        self.cost = cost
         self.name = name
         self.summary = summary
         self.itemKind = itemKind

@@ -1,0 +1,8 @@
+import AggregateCore
+import AggregateSQL
+import AggregateTestSupport
+import Testing
+
+@Suite struct SQLCatalogTests {
+    @Test func placeholder() {}
+}
