@@ -16,6 +16,12 @@ public struct ItemTable: Sendable, Equatable {
     /// Cell texts, one array per item, aligned with `columns` (empty when unknown).
     public var rows: [[String]]
 
+    /// A table of any columns and cell texts, e.g. a SQL statement's rows (`aggregate sql`).
+    public init(columns: [String], rows: [[String]]) {
+        self.columns = columns
+        self.rows = rows
+    }
+
     /// The table of every item of every successful result, with the columns of `fields`: a whole `location` is a
     /// `city`, `country`, `latitude` and `longitude` column, a whole `metrics` one `metric_<name>` column per metric
     /// present, a part (`metrics.stars`) one column named as given.

@@ -71,7 +71,7 @@ public struct SQLColumn: Sendable, Equatable {
 /// table-valued-function argument, becomes the API parameter.
 public struct SQLKeyColumn: Sendable, Equatable {
     /// The column's name: the parameter's in snake_case; a search's words are `query`; a name that a visible column
-    /// has gets `param_` before it (Kiva's `--country` is `param_country`).
+    /// has gets the item kind before it (TMDb movie's `<id>` is `movie_id`, Kiva's `--country` is `loan_country`).
     public var name: String
     /// The parameter it carries.
     public var parameter: Parameter
@@ -136,7 +136,9 @@ public struct SQLTable: Sendable {
         var keys: [SQLKeyColumn] = []
         for parameter in ordered {
             var name = parameter.isFreeText && !hasQuery ? "query" : SQLNames.snakeCase(parameter.name)
-            if columns.contains(where: { $0.name == name }) || keys.contains(where: { $0.name == name }) { name = "param_\(name)" }
+            if columns.contains(where: { $0.name == name }) || keys.contains(where: { $0.name == name }) {
+                name = SQLNames.snakeCase(operation.itemKind) + "_" + name
+            }
             keys.append(SQLKeyColumn(name: name, parameter: parameter))
         }
         keyColumns = keys

@@ -18,7 +18,8 @@ public enum SQLValue: Sendable, Equatable, Hashable {
         if Decimal(whole) == decimal {
             self = .integer(whole)
         } else {
-            self = .real(NSDecimalNumber(decimal: decimal).doubleValue)
+            // Through the decimal's own text, so 7.799 stays 7.799 rather than the binary neighbour Decimal gives.
+            self = .real(Double(JSONNumberFormat.text(for: decimal)) ?? NSDecimalNumber(decimal: decimal).doubleValue)
         }
     }
 

@@ -11,7 +11,7 @@ struct App: Sendable {
     /// Computed, not stored: a stored array of metatypes is not `Sendable`, and building it is free.
     static var commandTypes: [any CLICommand.Type] { [
         ProvidersCommand.self, DescribeCommand.self, CompareCommand.self, BrowseCommand.self, SandboxCommand.self,
-        ConfigCommand.self, AuthCommand.self, CompletionsCommand.self, NormalizeCommand.self, CacheCommand.self, LimitsCommand.self,
+        SQLCommand.self, ConfigCommand.self, AuthCommand.self, CompletionsCommand.self, NormalizeCommand.self, CacheCommand.self, LimitsCommand.self,
         NewProviderCommand.self,
     ] }
 
