@@ -2,7 +2,7 @@
 # developer's machine may skip ("tmux is not installed ...") always run in CI. Each AGGREGATE_REQUIRE_<TOOL>=1 makes a
 # missing tool a test failure instead of a skip.
 apt_packages=()
-for tool in tmux zsh fish; do
+for tool in tmux zsh fish jq sqlite3; do
     command -v "$tool" >/dev/null 2>&1 || apt_packages+=("$tool")
 done
 command -v pgrep >/dev/null 2>&1 || apt_packages+=(procps)
@@ -17,4 +17,4 @@ ci_venv aggregate-ci-venv "html5lib>=1.1"
 export AGGREGATE_PYTHON="$venv/bin/python"
 
 export AGGREGATE_REQUIRE_TMUX=1 AGGREGATE_REQUIRE_PYTHON3=1 AGGREGATE_REQUIRE_BASH=1 AGGREGATE_REQUIRE_ZSH=1 \
-    AGGREGATE_REQUIRE_FISH=1 AGGREGATE_REQUIRE_PGREP=1 AGGREGATE_REQUIRE_HTML5LIB=1
+    AGGREGATE_REQUIRE_FISH=1 AGGREGATE_REQUIRE_PGREP=1 AGGREGATE_REQUIRE_HTML5LIB=1 AGGREGATE_REQUIRE_JQ=1

@@ -26,6 +26,7 @@ public struct OptionalTool: Sendable {
 
     public static let tmux = OptionalTool(name: "tmux", install: "apt-get install tmux")
     public static let python3 = OptionalTool(name: "python3", install: "apt-get install python3")
+    public static let jq = OptionalTool(name: "jq", install: "apt-get install jq")
     public static let bash = OptionalTool(name: "bash", install: "apt-get install bash")
     public static let zsh = OptionalTool(name: "zsh", install: "apt-get install zsh")
     public static let fish = OptionalTool(name: "fish", install: "apt-get install fish")
