@@ -45,6 +45,10 @@ import Testing
         ["cache", "path"], ["cache", "stats"], ["cache", "clear"], ["limits", "show"], ["limits", "reset"],
         ["new-provider", "io-probe", "--dir", freshFolder],
         ["sandbox", "--help"],
+        ["sql", "SELECT title, vote_average FROM tmdb_popular LIMIT 30", "--offline"],
+        ["sql", "SELECT p.title, g.title FROM tmdb_popular p, github_search g WHERE g.query = p.kind", "--offline", "--format", "ndjson"],
+        ["sql", "--tables"], ["sql", "--describe", "tmdb_search", "--format", "json"],
+        ["sql", "SELECT title FROM tmdb_search WHERE query = 'leon'", "--plan"],
     ]
 
     enum Stdout: String, CaseIterable {
@@ -90,7 +94,7 @@ import Testing
     static let stdinReaders: [[String]] = [
         ["messageboard", "post", "--name", "Joe", "--message", "-", "--offline"], ["browse", "-"], ["browse", "-", "--paths"],
         ["browse", "-", "--path", "a"], ["normalize", "tmdb", "search", "-"], ["normalize", "tmdb", "search"],
-        ["normalize", "tmdb", "search", "-", "--pages"],
+        ["normalize", "tmdb", "search", "-", "--pages"], ["sql", "-", "--offline"],
     ]
 
     @Test("stdin closed where it is read: one line naming it, exit 66", arguments: stdinReaders)
@@ -108,6 +112,7 @@ import Testing
         (["normalize", "tmdb", "search", "-", "--pages"], "64 MiB"),
         (["normalize", "tmdb", "search", "-", "--max-size", "1M"], "1 MiB"),
         (["browse", "-", "--max-size", "2M"], "2 MiB"),
+        (["sql", "-", "--offline"], "1 MiB"),
     ]
 
     @Test("an endless stdin stops at the documented cap", arguments: endlessStdin)
