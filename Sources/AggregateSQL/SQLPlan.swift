@@ -22,6 +22,9 @@ public struct SQLPlan: Sendable {
         public var limit: Int
         /// Whether `LIMIT` was pushed down.
         public var limitPushed: Bool
+        /// Whether the pushed `LIMIT` is an expression whose value is known only when running (`limit` is then the
+        /// default, the most it may read).
+        public var limitIsComputed = false
         /// The most pages and requests one scan with given key values sends (lookups included).
         public var pages: Int
         public var requestsPerScan: Int
@@ -60,6 +63,7 @@ public struct SQLPlan: Sendable {
             let pages = cost.pages(forLimit: limit)
             var scan = Scan(
                 table: table, keys: keys, limit: limit, limitPushed: pushed, pages: pages, requestsPerScan: cost.lookups + pages, scans: 1)
+            scan.limitIsComputed = pushed && plan.limit == nil
             if keys.contains(where: { $0.source == .list }) { scan.scans = nil }
             if scan.isJoined { scan.scans = scan.scans.map { _ in outerRows } }
             outerRows = outerRows.multipliedReportingOverflow(by: limit).overflow ? Int.max / 2 : outerRows * limit
@@ -84,7 +88,9 @@ public struct SQLPlan: Sendable {
             let descriptor = scan.table.provider.descriptor
             lines.append("\(scan.table.name) (\(descriptor.name) \(scan.table.operation.name))")
             lines.append("  keys pushed down: \(keys.isEmpty ? "none" : keys.joined(separator: ", "))")
-            lines.append("  reads at most \(scan.limit) items per key values" + (scan.limitPushed ? " (LIMIT pushed down)" : " (--limit)"))
+            let bound = scan.limitIsComputed ? " (LIMIT pushed down, its value known when running; --limit at most)"
+                : scan.limitPushed ? " (LIMIT pushed down)" : " (--limit)"
+            lines.append("  reads at most \(scan.limit) items per key values" + bound)
             let lookups = scan.table.operation.cost.lookups
             let perScan = "\(plural(scan.pages, "page")), \(plural(scan.requestsPerScan, "request"))" + (lookups > 0 ? " (\(plural(lookups, "lookup")) once per statement)" : "")
             if scan.isJoined, let scans = scan.scans {

@@ -341,7 +341,9 @@ final class ScanCursor {
             if let offset = plan?.offsetArgument, arguments.indices.contains(offset - 1), case .integer(let skip) = SQLValue(sqliteValue: arguments[offset - 1]) {
                 wanted += max(0, skip)
             }
-            limit = Int(clamping: max(1, min(wanted, 10_000)))
+            // A LIMIT that is an expression was unknown to the plan, which promised --limit at most.
+            let ceiling = plan?.limit == nil ? Int64(context.run.defaultLimit) : 10_000
+            limit = Int(clamping: max(1, min(wanted, ceiling)))
         }
         for combination in combinations {
             var parameters = combination
