@@ -7,7 +7,7 @@ for tool in tmux zsh fish jq sqlite3; do
 done
 command -v pgrep >/dev/null 2>&1 || apt_packages+=(procps)
 if [ "${#apt_packages[@]}" -gt 0 ]; then
-    echo "== installing ${apt_packages[*]} (for the terminal and shell-completion tests)"
+    echo "== installing ${apt_packages[*]} (for the terminal, shell-completion and --to tests)"
     apt-get update -qq && apt-get install -y -qq "${apt_packages[@]}" >/dev/null
 fi
 
@@ -17,4 +17,5 @@ ci_venv aggregate-ci-venv "html5lib>=1.1"
 export AGGREGATE_PYTHON="$venv/bin/python"
 
 export AGGREGATE_REQUIRE_TMUX=1 AGGREGATE_REQUIRE_PYTHON3=1 AGGREGATE_REQUIRE_BASH=1 AGGREGATE_REQUIRE_ZSH=1 \
-    AGGREGATE_REQUIRE_FISH=1 AGGREGATE_REQUIRE_PGREP=1 AGGREGATE_REQUIRE_HTML5LIB=1 AGGREGATE_REQUIRE_JQ=1
+    AGGREGATE_REQUIRE_FISH=1 AGGREGATE_REQUIRE_PGREP=1 AGGREGATE_REQUIRE_HTML5LIB=1 AGGREGATE_REQUIRE_JQ=1 \
+    AGGREGATE_REQUIRE_SQLITE3=1

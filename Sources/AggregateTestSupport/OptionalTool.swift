@@ -31,6 +31,8 @@ public struct OptionalTool: Sendable {
     public static let zsh = OptionalTool(name: "zsh", install: "apt-get install zsh")
     public static let fish = OptionalTool(name: "fish", install: "apt-get install fish")
     public static let pgrep = OptionalTool(name: "pgrep", install: "apt-get install procps")
+    /// SQLite's command-line shell, for reading back what `--to` wrote as a user would.
+    public static let sqlite3 = OptionalTool(name: "sqlite3", install: "apt-get install sqlite3")
 
     /// The variable that makes tests needing this tool mandatory: `AGGREGATE_REQUIRE_TMUX`.
     public var requirementVariable: String {

@@ -15,6 +15,8 @@ struct CommonOptions: Sendable, Equatable {
     var quiet = false
     var raw = false
     var help = false
+    /// `--to FILE`: the SQLite file to keep the items in as well (``SQLItemStore``), or `nil`.
+    var to: String?
     /// `--fields`: the item fields to output, or `nil` for the format's usual view.
     var fields: [ItemFieldPath]?
     /// `--sort`: the order to put items in after fetching, or `nil` for the API's order.
@@ -54,10 +56,16 @@ struct CommonOptions: Sendable, Equatable {
         OptionSpec("sort", valueName: "FIELD", help: "Sort the items after fetching by a field, e.g. createdAt, -createdAt (newest first), title, metrics.<name>."),
         OptionSpec("profile", valueName: "NAME", help: "Use this profile of the config file (default: $AGGREGATE_PROFILE)."),
         OptionSpec("raw", arity: .flag, help: "Print the raw response body instead (several pages as a JSON array)."),
+        toSpec,
         ColorChoice.spec, noPagerSpec,
     ] + RunToolOptions.specs + CacheChoice.specs + [
         OptionSpec("help", short: "h", arity: .flag, help: "Show help information."),
     ]
+
+    /// `--to FILE`, declared apart so that completions can find it and give it file names.
+    static let toSpec = OptionSpec(
+        "to", valueName: "FILE",
+        help: "Also keep the items in the SQLite database FILE (created if missing): a table per operation (e.g. tmdb_search), a row per provider and id, updated by later runs.")
 
     /// `--no-pager` (``Pager``), declared here so that the options need nothing of the pager itself.
     static let noPagerSpec = OptionSpec("no-pager", arity: .flag, help: "Write long text output directly, not through $AGGREGATE_PAGER, $PAGER or less -FRX.")
@@ -111,6 +119,7 @@ struct CommonOptions: Sendable, Equatable {
         allowHTTP = parsed.has("allow-http")
         baseURL = parsed.value("base-url")
         profile = parsed.value("profile")
+        to = parsed.value("to")
         given = Set(Self.specs.map(\.name).filter(parsed.has))
         if let text = parsed.value("limit") {
             limit = try Self.limit(from: text)
@@ -135,6 +144,11 @@ struct CommonOptions: Sendable, Equatable {
         if raw, fields != nil || sort != nil {
             throw AggregateError(.usage, "--fields and --sort shape items; they cannot be used with --raw")
         }
+        // --raw prints response bodies, which are not items: there would be nothing to keep.
+        if raw, to != nil {
+            throw AggregateError(.usage, "--to keeps the items; it cannot be used with --raw, which prints the response bodies instead")
+        }
+        if to?.isEmpty == true { throw AggregateError(.usage, "--to needs a file name") }
         try Self.checkQuietAndVerbose(quiet: quiet, verbose: verbose)
         try runSettings.checkCombination()
     }

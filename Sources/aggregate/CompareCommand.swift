@@ -127,8 +127,8 @@ enum CompareCommand {
                 throw AggregateError(.usage, "unknown provider '\(word)'\(suggestion) Valid providers: \(context.registry.names.joined(separator: ", ")).")
             }
             let invocation = try ProviderInvocation.parse(words, registry: context.registry, settings: settings, inheriting: shared)
-            if invocation.common.help || invocation.common.raw || invocation.common.fields != nil {
-                throw AggregateError(.usage, "--help, --raw and --fields cannot be used inside a compare invocation")
+            if invocation.common.help || invocation.common.raw || invocation.common.fields != nil || invocation.common.to != nil {
+                throw AggregateError(.usage, "--help, --raw, --fields and --to cannot be used inside a compare invocation")
             }
             if invocation.common.tools != RunToolOptions() {
                 throw AggregateError(.usage, "--no-rate-limit, --record and --replay apply to the whole compare: give them after 'compare'")

@@ -99,6 +99,7 @@ struct CompletionModel: Sendable {
             case "fields":
                 option.values = Self.fieldValues(metrics: metrics)
                 option.isList = true
+            case CommonOptions.toSpec.name: option.isFile = true
             default: break
             }
             return option
@@ -172,7 +173,7 @@ enum CompletionsCommand {
         discussion: """
             The script completes commands, provider names, operations, options and their fixed values (--api, \
             --format, --sort with the local sort fields and the provider's metrics, --fields one list element at a \
-            time, and every choice a provider declares), and file names after --provider-file. Install it with, for bash: \
+            time, and every choice a provider declares), and file names after --provider-file and --to. Install it with, for bash: \
             aggregate completions bash > ~/.local/share/bash-completion/completions/aggregate; zsh: \
             aggregate completions zsh > ~/.zfunc/_aggregate (with ~/.zfunc on fpath before compinit); fish: \
             aggregate completions fish > ~/.config/fish/completions/aggregate.fish.
@@ -330,7 +331,9 @@ enum BashCompletion {
         guard !valued.isEmpty else { return "" }
         var text = "\(indent)case \"$prev\" in\n"
         for option in valued {
-            if let values = option.values {
+            if option.isFile {
+                text += "\(indent)    --\(option.name)) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- \"$cur\")); return ;;\n"
+            } else if let values = option.values {
                 text += "\(indent)    --\(option.name)) _aggregate_complete_value \(ShellQuote.single(values.joined(separator: " "))) \(option.isList ? 1 : 0); return ;;\n"
             } else {
                 text += "\(indent)    --\(option.name)) COMPREPLY=(); return ;;\n"
@@ -504,7 +507,7 @@ enum FishCompletion {
             if entry.takesFiles { lines.append("complete -c aggregate -n \(seen) -F") }
             for option in entry.allOptions {
                 var line = "complete -c aggregate -n \(seen) -l \(option.name)"
-                if option.takesValue { line += " -x" }
+                if option.takesValue { line += option.isFile ? " -r -F" : " -x" }
                 if let values = option.values {
                     let words = values.joined(separator: " ")
                     line += " -a \(ShellQuote.fish(option.isList ? "(__aggregate_list \(words))" : words))"

@@ -2,6 +2,7 @@ import AggregateCore
 import AggregateHTTP
 import AggregateJSON
 import AggregateRendering
+import AggregateSQL
 import AggregateSandboxKit
 import AggregateText
 import Foundation
@@ -220,13 +221,39 @@ enum ProviderCommand {
             context.console.err("warning: \(invocation.name): \(warning)\n")
         }
         if invocation.common.verbose { reportRepairs(result, context: context) }
+        let keepError = await keep(result, invocation: invocation, context: context)
         await Pager.paging(invocation.common.mayPage, context: context) { context in
             render(result, invocation: invocation, context: context)
         }
         if let error = result.error {
             Diagnostics.report(error, console: context.console, registry: context.registry)
         }
+        // The results were fetched and are shown all the same; the exit code says they were not kept.
+        if let keepError { return Diagnostics.report(keepError, console: context.console) }
         return ExitCode(for: [result])
+    }
+
+    /// `--to FILE`: writes a successful result's items into the SQLite file, in the operation's table, and says so
+    /// on stderr (unless `--quiet`). A failed run writes nothing.
+    /// - Returns: the error that kept the items from being written, if any.
+    static func keep(_ result: ProviderResult, invocation: ProviderInvocation, context: Context) async -> AggregateError? {
+        guard let path = invocation.common.to, result.error == nil else { return nil }
+        let table = SQLTable(provider: invocation.provider, operation: invocation.operation)
+        let items = result.items
+        let written: SQLItemStore.Written
+        do {
+            // SQLite's writes block (and may wait for a lock): not on the cooperative pool.
+            written = try await BlockingWork.run { () throws(AggregateError) -> SQLItemStore.Written in
+                try SQLItemStore(path: path).write(items, to: table)
+            }
+        } catch {
+            return error.attributed(to: invocation.name)
+        }
+        if !invocation.common.quiet {
+            let rows = written.rows == 1 ? "1 row" : "\(written.rows) rows"
+            context.console.err("note: \(invocation.name): wrote \(rows) to \(path) (table \(written.table))\n")
+        }
+        return nil
     }
 
     /// Says on stderr what reading the responses had to repair (lone UTF-16 surrogates read as U+FFFD).
