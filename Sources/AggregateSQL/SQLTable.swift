@@ -7,6 +7,9 @@ public enum SQLColumnType: String, Sendable, Equatable {
     case text = "TEXT"
     case integer = "INTEGER"
     case real = "REAL"
+    /// A metric: whole numbers stay integers, others are reals (NUMERIC affinity, so a `--to` file keeps 11809, not
+    /// 11809.0).
+    case numeric = "NUMERIC"
     /// JSON text (`tags`, `metrics`, `extra`), for `json_extract` and `->>`.
     case json = "JSON"
 
@@ -126,8 +129,9 @@ public struct SQLTable: Sendable {
         var columns = SQLColumn.itemColumns
         for metric in descriptor.metrics {
             let base = SQLNames.snakeCase(metric)
-            let name = columns.contains { $0.name == base } ? "metric_\(base)" : base
-            columns.append(SQLColumn(name: name, type: .real, source: .metric(metric)))
+            // `fetched_at` is the column a `--to` file adds to every table.
+            let name = columns.contains { $0.name == base } || base == "fetched_at" ? "metric_\(base)" : base
+            columns.append(SQLColumn(name: name, type: .numeric, source: .metric(metric)))
         }
         self.columns = columns
         let parameters = descriptor.options + operation.parameters

@@ -13,7 +13,7 @@ enum SQLCommand: CLICommand {
     /// belong to one provider's result.
     static let commonNames = Set<String>([
         "limit", "format", "offline", "timeout", "allow-http", "verbose", "quiet", "profile", "color", "no-pager",
-        "no-rate-limit", "record", "replay", "help",
+        "no-rate-limit", "record", "replay", "to", "help",
     ]).union(CacheChoice.names)
 
     static let options: [OptionSpec] = [
@@ -28,9 +28,12 @@ enum SQLCommand: CLICommand {
 
     /// A common option's help, worded for tables.
     private static func adapted(_ spec: OptionSpec) -> OptionSpec {
-        guard spec.name == "limit" else { return spec }
         var spec = spec
-        spec.help = "The most items a table reads per key values when the statement pushes no LIMIT down (default: 20)."
+        switch spec.name {
+        case "limit": spec.help = "The most items a table reads per key values when the statement pushes no LIMIT down (default: 20)."
+        case "to": spec.help = "Keep the items every table read in the SQLite FILE: a table per provider operation, upserted by provider and id (docs/sql-store.md)."
+        default: break
+        }
         return spec
     }
 
@@ -109,9 +112,27 @@ enum SQLCommand: CLICommand {
             for failure in result.failures {
                 if let error = failure.result.error { console.err("warning: \(failure.table): \(error.description)\n") }
             }
+            if let path = common.to { try await keep(result, catalog: catalog, path: path, quiet: common.quiet, console: console) }
             return result.failures.isEmpty ? .success : .partial
         } catch {
             return Diagnostics.report(error.provider == nil ? error.attributed(to: "sql") : error, console: console, usage: command.usage)
+        }
+    }
+
+    /// `--to FILE`: the items of every successful fetch, each in its provider operation's table, in one transaction.
+    private static func keep(_ result: SQLResult, catalog: SQLCatalog, path: String, quiet: Bool, console: Console) async throws(AggregateError) {
+        let batches = result.scans.compactMap { scan -> SQLItemStore.Batch? in
+            guard scan.result.error == nil, let table = catalog.table(named: scan.table) else { return nil }
+            return SQLItemStore.Batch(table: table, items: scan.result.items)
+        }
+        guard !batches.isEmpty else { return }
+        // SQLite's writes block (and may wait for a lock): not on the cooperative pool.
+        let written = try await BlockingWork.run { () throws(AggregateError) -> [SQLItemStore.Written] in
+            try SQLItemStore(path: path).write(batches)
+        }
+        if !quiet {
+            let tables = written.map { "\($0.table) \($0.rows == 1 ? "1 row" : "\($0.rows) rows")" }.joined(separator: ", ")
+            console.err("note: sql: wrote to \(path): \(tables)\n")
         }
     }
 

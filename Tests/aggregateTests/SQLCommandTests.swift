@@ -206,6 +206,29 @@ import Testing
         #expect(value["meta"]?["providers"]?[0]?["sources"] == ["offline"])
     }
 
+    @Test(.requires(.sqlite3)) func toKeepsWhatEveryTableReadAndDBReadsItBack() throws {
+        let file = home.appendingPathComponent("kept.sqlite")
+        try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
+        let run = try Binary.run(
+            ["sql", "SELECT p.title, g.title FROM tmdb_popular p, github_search g WHERE g.query = p.kind LIMIT 3", "--offline", "--to", file.path],
+            environment: environment)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stderr.contains("note: sql: wrote to \(file.path): tmdb_popular 20 rows, github_search 20 rows"), "\(run.stderr)")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["sqlite3", file.path, "SELECT count(*), typeof(vote_count), typeof(vote_average) FROM tmdb_popular; SELECT count(*) FROM github_search"]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(output == "20|integer|real\n20\n")
+        let back = try Binary.run(
+            ["sql", "SELECT count(*) FROM db.tmdb_popular k JOIN tmdb_popular p ON p.id = k.id", "--offline", "-q", "--db", file.path, "--format", "csv"],
+            environment: environment)
+        #expect(back.stdout == "count(*)\r\n20\r\n", "\(back.stderr)")
+    }
+
     @Test func tablesAndDescribe() throws {
         let tables = try Binary.run(["sql", "--tables"], environment: environment)
         #expect(tables.status == 0)
