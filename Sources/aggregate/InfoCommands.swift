@@ -89,6 +89,11 @@ enum InfoCommands {
         SQLCatalog(registry: registry).tables(of: name).map(\.name)
     }
 
+    /// Every `aggregate sql` table of `registry`'s providers (for completing `sql --describe TABLE`).
+    static func sqlTableNames(registry: ProviderRegistry) -> [String] {
+        SQLCatalog(registry: registry).tables.map(\.name)
+    }
+
     /// - Parameter sqlTables: the provider's `aggregate sql` tables (``sqlTableNames(of:registry:)``).
     static func describeText(_ descriptor: ProviderDescriptor, sqlTables: [String], width: Int) -> String {
         var text = "\(descriptor.name) — \(descriptor.summary)\n\n"
