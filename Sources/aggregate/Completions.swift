@@ -141,6 +141,12 @@ struct CompletionModel: Sendable {
             case "limits": entry.words = ["show", "reset"] + registry.names
             case "completions": entry.words = CompletionShell.allCases.map(\.rawValue)
             case "browse": entry.takesFiles = true
+            case "sql":
+                // `sql --describe TABLE` offers the tables; `--db FILE` takes a file name.
+                for index in entry.options.indices {
+                    if entry.options[index].name == "describe" { entry.options[index].values = InfoCommands.sqlTableNames(registry: registry) }
+                    if entry.options[index].name == "db" { entry.options[index].isFile = true }
+                }
             default: break
             }
             entries.append(entry)

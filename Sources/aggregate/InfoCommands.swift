@@ -1,6 +1,7 @@
 import AggregateCore
 import AggregateDefinitions
 import AggregateJSON
+import AggregateSQL
 import AggregateText
 import Foundation
 
@@ -26,7 +27,7 @@ enum InfoCommands {
             if let extra = parsed.positionals.first { throw AggregateError(.usage, "unexpected argument '\(extra)'") }
             if try wantsJSON(parsed) {
                 let list = JSONValue.array(context.registry.providers.map { provider in
-                    var entry = descriptorJSON(provider.descriptor)
+                    var entry = descriptorJSON(provider.descriptor, sqlTables: sqlTableNames(of: provider.descriptor.name, registry: context.registry))
                     if case .object(var object) = entry {
                         object.set("origin", .string(context.registry.origin(of: provider.descriptor.name).description))
                         entry = .object(object)
@@ -61,11 +62,12 @@ enum InfoCommands {
             }
             if parsed.positionals.count > 1 { throw AggregateError(.usage, "unexpected argument '\(parsed.positionals[1])'") }
             let descriptor = try context.registry.require(name).descriptor
+            let tables = sqlTableNames(of: descriptor.name, registry: context.registry)
             if try wantsJSON(parsed) {
-                context.console.out(JSONWriter(pretty: true).string(descriptorJSON(descriptor)) + "\n")
+                context.console.out(JSONWriter(pretty: true).string(descriptorJSON(descriptor, sqlTables: tables)) + "\n")
             } else {
                 await Pager.paging(!parsed.has(Pager.spec.name), context: context) { context in
-                    context.console.out(describeText(descriptor, width: context.terminal.width))
+                    context.console.out(describeText(descriptor, sqlTables: tables, width: context.terminal.width))
                 }
             }
             return .success
@@ -82,7 +84,18 @@ enum InfoCommands {
         }
     }
 
-    static func describeText(_ descriptor: ProviderDescriptor, width: Int) -> String {
+    /// The `aggregate sql` tables of the provider called `name`: one per operation that reads.
+    static func sqlTableNames(of name: String, registry: ProviderRegistry) -> [String] {
+        SQLCatalog(registry: registry).tables(of: name).map(\.name)
+    }
+
+    /// Every `aggregate sql` table of `registry`'s providers (for completing `sql --describe TABLE`).
+    static func sqlTableNames(registry: ProviderRegistry) -> [String] {
+        SQLCatalog(registry: registry).tables.map(\.name)
+    }
+
+    /// - Parameter sqlTables: the provider's `aggregate sql` tables (``sqlTableNames(of:registry:)``).
+    static func describeText(_ descriptor: ProviderDescriptor, sqlTables: [String], width: Int) -> String {
         var text = "\(descriptor.name) — \(descriptor.summary)\n\n"
         let column = 24
         text += HelpText.row("Docs", descriptor.docsURL, column, width)
@@ -92,6 +105,7 @@ enum InfoCommands {
         text += HelpText.row("Pagination", descriptor.paginationStyle, column, width)
         text += HelpText.row("Cache", "GET answers stay fresh for \(descriptor.cacheFreshness.summary) (or the API's shorter max-age)", column, width)
         if let budgets = DescribeRateBudgets.text(descriptor.rateBudgets) { text += HelpText.row("Rate limit", budgets, column, width) }
+        text += HelpText.row("SQL tables", sqlTables.isEmpty ? "none (every operation writes)" : sqlTables.joined(separator: ", "), column, width)
         if !descriptor.auth.isEmpty {
             text += "\nENVIRONMENT:\n"
             for variable in descriptor.auth { text += HelpText.row("  " + variable.name, variable.usage, column, width) }
@@ -119,7 +133,8 @@ enum InfoCommands {
         return text
     }
 
-    static func descriptorJSON(_ descriptor: ProviderDescriptor) -> JSONValue {
+    /// - Parameter sqlTables: the provider's `aggregate sql` tables, as `sqlTables`.
+    static func descriptorJSON(_ descriptor: ProviderDescriptor, sqlTables: [String]) -> JSONValue {
         func parameterJSON(_ parameter: Parameter) -> JSONValue {
             let style: String
             switch parameter.style {
@@ -165,6 +180,7 @@ enum InfoCommands {
                     "writes": .bool(operation.writes), "parameters": .array(operation.parameters.map(parameterJSON)),
                 ]
             }),
+            "sqlTables": .array(sqlTables.map(JSONValue.string)),
             "examples": .array(descriptor.examples.map { example in
                 ["arguments": .array(example.arguments.map(JSONValue.string)), "summary": .string(example.summary)]
             }),

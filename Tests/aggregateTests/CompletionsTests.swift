@@ -203,6 +203,37 @@ import Testing
         #expect(["stars", "forks", "updated", "-createdAt", "metrics.stars"].allSatisfy(github.contains), "\(github)")
     }
 
+    /// `aggregate sql`: the command, its options, and the table names after `--describe`, from `SQLCatalog`.
+    @Test(.requires(.bash)) func bashCompletesSQLOptionsAndTableNames() throws {
+        let script = try Self.script("bash")
+        defer { try? FileManager.default.removeItem(at: script) }
+        let tables = InfoCommands.sqlTableNames(registry: try TestRegistry.builtIn().registry)
+        #expect(tables.contains("tmdb_popular") && tables.contains("github_search"))
+        #expect(try Self.candidates(script, ["aggregate", "sq"]) == ["sql"])
+        #expect(try Self.candidates(script, ["aggregate", "sql", "--describe", ""]) == tables)
+        #expect(try Self.candidates(script, ["aggregate", "sql", "--describe", "tmdb_"]) == ["tmdb_search", "tmdb_popular", "tmdb_movie"])
+        #expect(try Self.candidates(script, ["aggregate", "sql", "--pa"]) == ["--partial"])
+        #expect(try Self.candidates(script, ["aggregate", "sql", "--max"]) == ["--max-requests"])
+        #expect(try Self.candidates(script, ["aggregate", "sql", "SELECT 1", "--format", "m"]) == ["markdown"])
+        #expect(try Self.candidates(script, ["aggregate", "sql", "--fie"]) == [], "no --fields: it belongs to one provider's result")
+    }
+
+    @Test(.requires(.zsh)) func zshCompletesSQLTableNamesAndTheDBFile() throws {
+        let script = try Self.script("zsh")
+        let folder = try Self.definitions()
+        defer { try? FileManager.default.removeItem(at: script); try? FileManager.default.removeItem(at: folder) }
+        #expect(try Self.zshCandidates(script, "aggregate sql --db \(folder.path)/bo").map(\.word).sorted() == ["board.json", "bookshelf.json"])
+        #expect(try Self.zshCandidates(script, "aggregate sql --describe tmdb_").map(\.word) == ["tmdb_search", "tmdb_popular", "tmdb_movie"])
+        #expect(try Self.zshCandidates(script, "aggregate sql --max").map(\.word) == ["--max-requests"])
+    }
+
+    @Test(.requires(.fish)) func fishCompletesSQLTableNames() throws {
+        let script = try Self.script("fish")
+        defer { try? FileManager.default.removeItem(at: script) }
+        let candidates = try Self.shell(.fish, ["--no-config", "-c", "source '\(script.path)'; complete -C 'aggregate sql --describe tmdb_'"])
+        #expect(candidates.split(separator: "\n").map { String($0.split(separator: "\t")[0]) }.sorted() == ["tmdb_movie", "tmdb_popular", "tmdb_search"])
+    }
+
     @Test func scriptsComeFromTheRegistryGivenAtRunTime() throws {
         let model = CompletionModel(registry: try SandboxCatalog([KivaProvider.self], sandboxes: [KivaSandbox.self]).registry, commands: App.commands)
         let bash = BashCompletion.script(model)
