@@ -43,7 +43,11 @@ public struct SQLEngine: Sendable {
     public func plan(_ statement: String, options: Options = Options()) throws(AggregateError) -> SQLPlan {
         let run = SQLStatementRun(fetch: Self.refuseFetch, defaultLimit: options.defaultLimit, maxRequests: options.maxRequests, partial: options.partial)
         let connection = try open(options: options, run: run)
-        let sql = try Self.single(statement, on: connection)
+        return try plan(Self.single(statement, on: connection), on: connection, options: options)
+    }
+
+    /// The plan of `sql` on `connection`, from the `VFilter` steps of `EXPLAIN` (which runs no scan).
+    private func plan(_ sql: String, on connection: SQLiteConnection, options: Options) throws(AggregateError) -> SQLPlan {
         let explain: SQLiteStatement
         do {
             explain = try connection.statement("EXPLAIN " + sql)
@@ -69,15 +73,15 @@ public struct SQLEngine: Sendable {
     /// - Throws: a `usage` error for a statement SQLite refuses, one that would pass `maxRequests`, or a key value
     ///   of the wrong type; the provider's error when a table fails (unless `partial`).
     public func run(_ statement: String, options: Options = Options(), fetch: @escaping SQLBlockingFetch) throws(AggregateError) -> SQLResult {
-        let bound = try plan(statement, options: options).totalRequests
-        if let bound, bound > options.maxRequests {
+        let run = SQLStatementRun(fetch: fetch, defaultLimit: options.defaultLimit, maxRequests: options.maxRequests, partial: options.partial)
+        let connection = try open(options: options, run: run)
+        let sql = try Self.single(statement, on: connection)
+        // The plan first, on the same connection: a statement that could pass the budget sends nothing at all.
+        if let bound = try plan(sql, on: connection, options: options).totalRequests, bound > options.maxRequests {
             throw AggregateError(
                 .usage,
                 "the statement may send up to \(bound) requests, more than --max-requests \(options.maxRequests); see them with --plan, narrow it (LIMIT, fewer key values) or raise --max-requests")
         }
-        let run = SQLStatementRun(fetch: fetch, defaultLimit: options.defaultLimit, maxRequests: options.maxRequests, partial: options.partial)
-        let connection = try open(options: options, run: run)
-        let sql = try Self.single(statement, on: connection)
         var rows: [[SQLValue]] = []
         let columns: [String]
         do {

@@ -155,12 +155,49 @@ public struct SQLTable: Sendable {
         return "CREATE TABLE x(" + (visible + hidden).joined(separator: ", ") + ")"
     }
 
-    /// An example statement for `--describe`: the required keys given as table-valued-function arguments.
+    /// An example statement for `--describe`: the required keys given as table-valued-function arguments, with the
+    /// values of the provider's own example for this operation (which runs offline), else a placeholder.
     public var example: String {
         let required = keyColumns.filter(\.isRequired)
-        let arguments = required.map { key in SQLNames.literal(key.parameter.defaultValue ?? Self.exampleValue(for: key)) }
+        let given = exampleValues()
+        let arguments = required.map { key in
+            SQLNames.literal(given[key.parameter.name] ?? key.parameter.defaultValue ?? Self.exampleValue(for: key))
+        }
         let source = required.isEmpty ? name : "\(name)(\(arguments.joined(separator: ", ")))"
         return "SELECT title, url FROM \(source) LIMIT 5"
+    }
+
+    /// The parameter values of the first descriptor example that runs this operation: its options by name, its
+    /// positional words in order.
+    private func exampleValues() -> [String: String] {
+        let descriptor = provider.descriptor
+        let parameters = descriptor.options + operation.parameters
+        for example in descriptor.examples where example.arguments.first == descriptor.name {
+            var words = Array(example.arguments.dropFirst())
+            if words.first == operation.name {
+                words.removeFirst()
+            } else if descriptor.operation(named: words.first ?? "") != nil || operation.name != descriptor.defaultOperation.name {
+                continue
+            }
+            var values: [String: String] = [:]
+            var positionals = parameters.filter { $0.style == .positional }[...]
+            var index = 0
+            while index < words.count {
+                let word = words[index]
+                if word.hasPrefix("--") {
+                    let name = String(word.dropFirst(2))
+                    if let parameter = parameters.first(where: { $0.name == name }), parameter.style == .option, index + 1 < words.count {
+                        values[name] = words[index + 1]
+                        index += 1
+                    }
+                } else if let parameter = positionals.popFirst() {
+                    values[parameter.name] = word
+                }
+                index += 1
+            }
+            return values
+        }
+        return [:]
     }
 
     private static func exampleValue(for key: SQLKeyColumn) -> String {

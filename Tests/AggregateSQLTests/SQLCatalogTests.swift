@@ -52,8 +52,12 @@ import Testing
         #expect(try #require(catalog.table(named: "github_search")).columns.map(\.name).contains("stars"))
     }
 
+    /// The example takes its values from the provider's own example for the operation, which runs offline.
     @Test func theExampleOfEveryTableNamesItsRequiredKeys() {
-        #expect(catalog.table(named: "tmdb_search")?.example == "SELECT title, url FROM tmdb_search('swift') LIMIT 5")
+        #expect(catalog.table(named: "tmdb_search")?.example == "SELECT title, url FROM tmdb_search('the amazing spider-man') LIMIT 5")
+        #expect(catalog.table(named: "tmdb_movie")?.example == "SELECT title, url FROM tmdb_movie('1930') LIMIT 5")
+        #expect(catalog.table(named: "twitter_timeline")?.example == "SELECT title, url FROM twitter_timeline('orbitalnotes') LIMIT 5")
+        #expect(catalog.table(named: "meetup_groups")?.example == "SELECT title, url FROM meetup_groups('51.509980', '-0.133700') LIMIT 5")
         #expect(catalog.table(named: "tmdb_popular")?.example == "SELECT title, url FROM tmdb_popular LIMIT 5")
     }
 }

@@ -180,13 +180,13 @@ import Testing
         } catch {
             #expect(error.kind == .noInput)
         }
-        FileManager.default.createFile(atPath: file.path, contents: Data())
+        _ = FileManager.default.createFile(atPath: file.path, contents: Data())
         _ = try await run("CREATE TABLE db.seen AS SELECT title FROM tmdb_popular LIMIT 3", options: SQLEngine.Options(database: file.path))
         let (result, requests) = try await run(
             "SELECT s.title FROM db.seen s JOIN tmdb_popular p ON p.title = s.title", options: SQLEngine.Options(database: file.path))
         #expect(result.rows.count == 3)
         #expect(requests.count == 1)
-        FileManager.default.createFile(atPath: file.path, contents: Data("not a database, just text that is long enough".utf8))
+        _ = FileManager.default.createFile(atPath: file.path, contents: Data("not a database, just text that is long enough".utf8))
         do {
             _ = try await run("SELECT 1", options: SQLEngine.Options(database: file.path))
             Issue.record("a file that is not a database is refused")

@@ -235,7 +235,17 @@ import Testing
         for name in SQLCommandTests.catalog.registry.providers.map(\.descriptor.name) { #expect(tables.stdout.contains("\(name)_")) }
         let describe = try Binary.run(["sql", "--describe", "tmdb_search"], environment: environment)
         #expect(describe.stdout.contains("query            text; required."))
-        #expect(describe.stdout.contains("aggregate sql 'SELECT title, url FROM tmdb_search('\\''swift'\\'') LIMIT 5' --offline"))
+        #expect(describe.stdout.contains("aggregate sql 'SELECT title, url FROM tmdb_search('\\''the amazing spider-man'\\'') LIMIT 5' --offline"))
+        // Every table's example runs offline and finds rows.
+        for table in SQLCommandTests.catalog.registry.providers.flatMap({ provider in
+            provider.descriptor.operations.filter { !$0.writes }.map { "\(provider.descriptor.name)_\($0.name)" }
+        }) {
+            let json = try Binary.run(["sql", "--describe", table, "--format", "json"], environment: environment)
+            let example = try #require(try JSONParser().parse(json.stdout)["example"]?.string)
+            let run = try Binary.run(["sql", example, "--offline", "-q", "--format", "json"], environment: environment)
+            #expect(run.status == 0, "\(example): \(run.stderr)")
+            #expect(try JSONParser().parse(run.stdout)["rows"]?.array?.isEmpty == false, "\(example)")
+        }
         let typo = try Binary.run(["sql", "--describe", "tmdb_serch"], environment: environment)
         #expect(typo.status == 64)
         #expect(typo.stderr.contains("no table 'tmdb_serch'; did you mean 'tmdb_search'?"), "\(typo.stderr)")
