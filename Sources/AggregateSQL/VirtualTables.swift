@@ -68,13 +68,8 @@ struct ScanPlan: Equatable {
         self.table = table
         keys = (json["keys"]?.array ?? []).compactMap { entry in
             guard let column = entry["column"]?.string, let argument = entry["argument"]?.int else { return nil }
-            let constant: SQLValue? = entry["constant"].map { value in
-                switch value {
-                case .number(let text): return Int64(text).map(SQLValue.integer) ?? Double(text).map(SQLValue.real) ?? .text(text)
-                case .string(let text): return .text(text)
-                default: return .null
-                }
-            }
+            // Written from `SQLValue.jsonValue`: null, a number or text, which the key columns' reading turns back.
+            let constant = entry["constant"].map { SQLKeyValue.sqlValue($0) }
             return Key(column: column, argument: argument, isList: entry["list"]?.bool ?? false, constant: constant)
         }
         limitArgument = json["limitArgument"]?.int

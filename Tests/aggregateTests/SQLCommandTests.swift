@@ -112,16 +112,7 @@ import Testing
             try Data(output.stdout.utf8).write(to: file)
             arguments += ["--slurpfile", name, file.path]
         }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["jq"] + arguments + [filter]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
-        return try JSONParser().parse(data)
+        return try JSONParser().parse(CompletionsTests.shell(.jq, arguments + [filter]))
     }
 
     func rows(_ statement: String) throws -> JSONValue {
@@ -214,14 +205,8 @@ import Testing
             environment: environment)
         #expect(run.status == 0, "\(run.stderr)")
         #expect(run.stderr.contains("note: sql: wrote to \(file.path): tmdb_popular 20 rows, github_search 20 rows"), "\(run.stderr)")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["sqlite3", file.path, "SELECT count(*), typeof(vote_count), typeof(vote_average) FROM tmdb_popular; SELECT count(*) FROM github_search"]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
+        let output = try CompletionsTests.shell(
+            .sqlite3, [file.path, "SELECT count(*), typeof(vote_count), typeof(vote_average) FROM tmdb_popular; SELECT count(*) FROM github_search"])
         #expect(output == "20|integer|real\n20\n")
         let back = try Binary.run(
             ["sql", "SELECT count(*) FROM db.tmdb_popular k JOIN tmdb_popular p ON p.id = k.id", "--offline", "-q", "--db", file.path, "--format", "csv"],
