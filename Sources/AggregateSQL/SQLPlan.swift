@@ -145,12 +145,15 @@ public struct SQLPlan: Sendable {
     /// - Parameter environment: decides which tier applies (a token raises some).
     public static func budgetText(_ descriptor: ProviderDescriptor, environment: [String: String], offline: Bool, limited: Bool) -> String {
         if offline { return "none (offline: answered in-process from the sandbox data)" }
-        guard !descriptor.rateBudgets.isEmpty else { return "none declared" }
-        var names: [String] = []
-        for budget in descriptor.rateBudgets where !names.contains(budget.name) { names.append(budget.name) }
-        let applying = names.compactMap { name in
-            descriptor.rateBudgets.first { $0.name == name && ($0.whenSet.map { !(environment[$0]?.isEmpty ?? true) } ?? true) }
+        // The limiter's own choice of tiers (and of an AGGREGATE_<NAME>_RATE_LIMIT override), so the plan names
+        // the budget the run will really spend from.
+        let applying: [RateBudget]
+        do {
+            applying = try RateBudgetPlan(descriptor: descriptor, environment: environment).budgets
+        } catch {
+            return error.message
         }
+        guard !applying.isEmpty else { return "none declared" }
         let text = applying.map { budget in
             let paths = budget.paths.map(\.description).joined(separator: ", ")
             return "\(budget.bucketName): \(budget.summary)" + (paths.isEmpty ? "" : " (\(paths))")
