@@ -35,7 +35,8 @@ public struct DeclarativeProvider: RunnableProvider {
             return HTTPRequestSpec(method: operation.method, url: next, headers: headers, credential: credential(query)?.credential)
         }
         guard let path = operation.path.render({ parameterText($0, query)?.addingPercentEncoding(withAllowedCharacters: .pathSegmentAllowed) }) else {
-            throw AggregateError(.usage, "the request path \(operation.path.names.map { "{\($0)}" }.joined(separator: ", ")) needs a value")
+            throw AggregateError(
+                .usage, "\(definition.source): \(operation.pointer)/request/path: \(operation.path.names.map { "{\($0)}" }.joined(separator: ", ")) needs a value; give the parameter")
         }
         var items = operation.query.compactMap { entry in entry.template.render { parameterText($0, query) }.map { (entry.name, $0) } }
         items += pagingItems(paging, cursor: cursor)
@@ -47,10 +48,10 @@ public struct DeclarativeProvider: RunnableProvider {
     public func normalize(_ page: RawPage, for query: Query) throws -> Page {
         let operation = try operation(query)
         let json = try page.json()
-        guard let records = (try? operation.records.resolve(in: json))?.array else {
-            throw AggregateError(.decoding, "the response has no '\(operation.records)' list of records")
-        }
-        let mapped = records.compactMap { DefinitionMapper(provider: descriptor.name, operation: operation).item(from: $0) }
+        let records = try records(of: operation, in: json)
+        let mapper = DefinitionMapper(provider: descriptor.name, operation: operation, source: definition.source)
+        let mapped = records.compactMap { mapper.item(from: $0) }
+        if mapped.isEmpty, let first = records.first { throw unmappable(operation, record: first, count: records.count) }
         // Stable sorts from the last key to the first order by the first key, ties by the next.
         let items = operation.order.reversed().reduce(mapped) { items, sort in sort.sorted(items) }
         let paging = operation.pagination
@@ -81,6 +82,31 @@ public struct DeclarativeProvider: RunnableProvider {
     }
 
     // MARK: Parts
+
+    /// The records at the operation's `records` path.
+    /// - Throws: a `decoding` error naming the definition's file, the pointer and what the response has there.
+    private func records(of operation: ProviderDefinition.Operation, in json: JSONValue) throws(AggregateError) -> [JSONValue] {
+        let found: JSONValue
+        do throws(JSONPathLookupError) { found = try operation.records.resolve(in: json) } catch {
+            throw AggregateError(.decoding, "\(definition.source): \(operation.pointer)/records: '\(operation.records)' is not in the response: \(error.reason)")
+        }
+        guard let records = found.array else {
+            let what = found.object.map { "an object (keys there: \($0.keys.prefix(20).joined(separator: ", ")))" } ?? "a \(found.typeName)"
+            throw AggregateError(.decoding, "\(definition.source): \(operation.pointer)/records: '\(operation.records)' is \(what), not a list of records")
+        }
+        return records
+    }
+
+    /// A page whose records all lack an id or a title: the mapping, not the API, is wrong, so the run says where
+    /// instead of showing `(no results)`.
+    private func unmappable(_ operation: ProviderDefinition.Operation, record: JSONValue, count: Int) -> AggregateError {
+        let mapping = operation.item
+        let (field, rule) = mapping.id.text(in: record).map { $0.isEmpty } == false ? ("title", mapping.title) : ("id", mapping.id)
+        let records = count == 1 ? "the 1 record" : "none of the \(count) records"
+        return AggregateError(
+            .decoding,
+            "\(definition.source): \(operation.pointer)/item/\(field): \(records) at '\(operation.records)' gave a \(field), so no item could be made (\(rule.whyEmpty(in: record))); fix the path (aggregate check \(definition.source) shows every field)")
+    }
 
     private func operation(_ query: Query) throws(AggregateError) -> ProviderDefinition.Operation {
         guard let operation = definition.operation(named: query.operation) else {

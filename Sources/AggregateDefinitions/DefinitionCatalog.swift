@@ -110,7 +110,8 @@ public enum DefinitionCatalog {
     /// One definition read from `data`; `label` names it in errors.
     static func read(_ data: Data, label: String, origin: ProviderOrigin, folder: URL?, stem: String) -> LoadedDefinition {
         do {
-            let definition = try ProviderDefinition(json: data)
+            var definition = try ProviderDefinition(json: data)
+            definition.source = label
             return LoadedDefinition(definition: definition, origin: origin, folder: folder, name: definition.name, error: nil)
         } catch {
             // The name is what the user will type: the definition's own when it can be read, else the file's stem.

@@ -6,6 +6,8 @@ import Foundation
 struct DefinitionMapper {
     let provider: String
     let operation: ProviderDefinition.Operation
+    /// The definition's file, which warnings name.
+    var source = "provider.json"
 
     /// The item, or `nil` when the record has no id or no title.
     func item(from record: JSONValue) -> Item? {
@@ -27,7 +29,12 @@ struct DefinitionMapper {
         item.createdAt = mapping.createdAt.flatMap { rule in
             rule.sources.lazy.compactMap { source -> Date? in
                 guard let value = source.value(in: record), !ValueRule.isEmpty(value) else { return nil }
-                return DefinitionDates.date(value, format: source.transforms.contains(.date) ? .iso8601 : source.dateFormat)
+                let format = source.transforms.contains(.date) ? .iso8601 : source.dateFormat
+                if let why = DefinitionDates.suspiciousEpochSeconds(value, format: format) {
+                    let pointer = "\(self.source): \(operation.pointer)/item/createdAt"
+                    DefinitionWarnings.report(.init(provider: provider, message: "\(pointer) \(why)", key: pointer))
+                }
+                return DefinitionDates.date(value, format: format)
             }.first
         }
         if !mapping.location.isEmpty {

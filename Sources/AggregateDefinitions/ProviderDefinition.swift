@@ -29,6 +29,8 @@ public struct ProviderDefinition: Sendable {
         public var item: ItemMapping
         /// The sorts each page's items go through (the first decides, the next break ties), or none for the API's order.
         public var order: [ItemSort]
+        /// Where the operation is in its definition (`/operations/0`), for messages about it.
+        public var pointer: String
     }
 
     /// How an operation pages.
@@ -104,6 +106,8 @@ public struct ProviderDefinition: Sendable {
     public var textLine: Template?
     /// Sample files per operation, first page first, relative to the definition's folder.
     public var samples: [String: [String]]
+    /// The file the definition was read from, as messages name it (`Providers/GitHub/provider.json`, a path).
+    public var source = "provider.json"
 
     /// The provider's name.
     public var name: String { descriptor.name }
@@ -269,7 +273,7 @@ public struct ProviderDefinition: Sendable {
             query: try templates(request["query"], parameters: parameters, operation: name),
             headers: try templates(request["headers"], parameters: parameters, operation: name),
             pagination: pagination, records: try fields.required("records").jsonPath(), item: try item(fields.required("item")),
-            order: order)
+            order: order, pointer: reader.pointer)
     }
 
     private static func order(_ reader: DefinitionReader) throws(DefinitionProblem) -> [ItemSort] {

@@ -39,8 +39,13 @@ public struct ValueRule: Sendable, Equatable {
         case iso8601
         case epochSeconds = "epoch-seconds"
         case epochMilliseconds = "epoch-milliseconds"
+        /// A calendar year (`1954` or `"1954"`): January 1 of it, 00:00 UTC.
+        case year
         case rfc2822
         case twitter
+
+        /// The short spellings a definition may use instead: `epoch-s`, `epoch-ms`.
+        static let aliases: [String: DateFormat] = ["epoch-s": .epochSeconds, "epoch-ms": .epochMilliseconds]
     }
 
     /// The fallbacks, in order.
@@ -56,6 +61,41 @@ public struct ValueRule: Sendable, Equatable {
 
     /// The value as text: strings as they are, numbers in their JSON text, booleans as `true`/`false`.
     public func text(in record: JSONValue) -> String? { value(in: record).flatMap(Self.text) }
+
+    /// Why no fallback found a value in `record`, for messages: `no key "name" in the top level; keys there: ...`.
+    public func whyEmpty(in record: JSONValue) -> String {
+        // Fallbacks that miss keys of the same object name it once: `no key "a" ...; no key "b" ...; keys there: ...`.
+        var merged: [(head: String, keys: String?)] = []
+        for reason in reasons(in: record) {
+            let parts = reason.components(separatedBy: "; keys there: ")
+            let keys = parts.count == 2 ? parts[1] : nil
+            if let keys, let last = merged.last, last.keys == keys {
+                merged[merged.count - 1].head += "; " + parts[0]
+            } else {
+                merged.append((parts[0], keys))
+            }
+        }
+        return merged.map { $0.head + ($0.keys.map { "; keys there: \($0)" } ?? "") }.joined(separator: "; ")
+    }
+
+    private func reasons(in record: JSONValue) -> [String] {
+        sources.map { source -> String in
+            switch source.origin {
+            case .path(let path):
+                do throws(JSONPathLookupError) {
+                    let found = try path.resolve(in: record)
+                    if Self.isEmpty(found) { return "'\(path)' is \(found.typeName == "null" ? "null" : "empty")" }
+                    return "'\(path)' holds \(found.typeName == "array" || found.typeName == "object" ? "an \(found.typeName)" : "a \(found.typeName)") that its oneOf or transforms do not take"
+                } catch {
+                    return error.reason
+                }
+            case .template(let template):
+                return "the template's placeholders (\(template.names.map { "{\($0)}" }.joined(separator: ", "))) have no value"
+            case .constant:
+                return "the constant is empty"
+            }
+        }
+    }
 
     /// A value as text, or `nil` for null, arrays and objects.
     static func text(_ value: JSONValue) -> String? {
@@ -121,8 +161,10 @@ extension ValueRule.Source {
                 transforms.append(try name.word(ValueRule.Transform.self))
             }
         }
-        let dateFormat = try fields["dateFormat"].map { (format) throws(DefinitionProblem) in
-            try format.word(ValueRule.DateFormat.self)
+        let dateFormat = try fields["dateFormat"].map { (format) throws(DefinitionProblem) -> ValueRule.DateFormat in
+            if let text = format.value.string, let alias = ValueRule.DateFormat.aliases[text] { return alias }
+            let words = ValueRule.DateFormat.allCases.map(\.rawValue) + ValueRule.DateFormat.aliases.keys.sorted()
+            return try ValueRule.DateFormat(rawValue: format.word(words)) ?? .iso8601
         }
         let oneOf = try fields["oneOf"].map { (list) throws(DefinitionProblem) in
             try list.array(minimum: 1).map { (word) throws(DefinitionProblem) in try word.string(nonEmpty: false) }
@@ -201,9 +243,39 @@ enum DefinitionDates {
         case .iso8601?: return ISO8601.date(from: text)
         case .epochSeconds?: return Double(text).map { Date(timeIntervalSince1970: $0) }
         case .epochMilliseconds?: return Double(text).map { Date(timeIntervalSince1970: $0 / 1000) }
+        case .year?: return year(text)
         case .twitter?: return UTCTimestamp.date(fromTwitter: text)
         case .rfc2822?: return rfc2822(text)
         }
+    }
+
+    /// January 1 of a year from 1 to 9999 (`1954`, `"1954"`), 00:00 UTC.
+    static func year(_ text: String) -> Date? {
+        guard let number = Int(text), (1...9999).contains(number) else { return nil }
+        var components = DateComponents()
+        components.year = number
+        components.month = 1
+        components.day = 1
+        return utcCalendar.date(from: components)
+    }
+
+    private static let utcCalendar: Calendar = {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC") ?? calendar.timeZone
+        return calendar
+    }()
+
+    /// Why a number read as epoch seconds (`format` `epoch-seconds`, or none) is most likely something else, or
+    /// `nil`: a year such as `1954` would be a moment in the first hour of 1970, and milliseconds a date after 5000.
+    static func suspiciousEpochSeconds(_ value: JSONValue, format: ValueRule.DateFormat?) -> String? {
+        guard format == nil || format == .epochSeconds, case .number(let text) = value, let number = Double(text) else { return nil }
+        if (1000...2200).contains(number), number.rounded() == number {
+            return "holds \(text), which looks like a year, not epoch seconds (it would be \(ISO8601.string(from: Date(timeIntervalSince1970: number)))); use \"dateFormat\": \"year\""
+        }
+        if number >= 100_000_000_000 {
+            return "holds \(text), which looks like epoch milliseconds, not seconds; use \"dateFormat\": \"epoch-ms\""
+        }
+        return nil
     }
 
     /// `Tue, 10 Jun 2003 04:00:00 GMT` or `10 Jun 2003 04:00:00 +0200`.

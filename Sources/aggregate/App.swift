@@ -12,7 +12,7 @@ struct App: Sendable {
     static var commandTypes: [any CLICommand.Type] { [
         ProvidersCommand.self, DescribeCommand.self, CompareCommand.self, BrowseCommand.self, SandboxCommand.self,
         SQLCommand.self, ConfigCommand.self, AuthCommand.self, CompletionsCommand.self, NormalizeCommand.self, CacheCommand.self, LimitsCommand.self,
-        NewProviderCommand.self,
+        NewProviderCommand.self, CheckCommand.self,
     ] }
 
     /// The built-in commands' help, and `help` itself.
@@ -50,6 +50,7 @@ struct App: Sendable {
                 return Diagnostics.report(AggregateError(.usage, "unknown option '\(first)'\(suggestion)"), console: console)
             }
             guard context.registry.provider(named: first) != nil || context.registry.brokenProvider(named: first) != nil else {
+                if let broken = brokenDefinitionFile(for: first) { return Diagnostics.report(broken, console: console) }
                 let commands = Self.commands.map(\.name).joined(separator: ", ")
                 return Diagnostics.report(
                     AggregateError(
@@ -59,6 +60,17 @@ struct App: Sendable {
             }
             return await ProviderCommand.run(arguments, context: context)
         }
+    }
+
+    /// For a name that is no provider: the error of a definition file that could not be read, whose provider it may
+    /// be (its name is unknown when its JSON is broken), naming the file rather than saying "unknown provider".
+    func brokenDefinitionFile(for name: String) -> AggregateError? {
+        let files = context.registry.broken.filter { if case .file = $0.origin { return true } else { return false } }
+        guard var error = files.first?.error else { return nil }
+        let others = files.count > 1 ? "; \(files.count - 1) more definition file\(files.count > 2 ? "s are" : " is") broken ('aggregate providers' lists them)" : ""
+        error.message += " ('\(name)' is no provider; it may be this definition, which cannot be read\(others))"
+        error.provider = nil
+        return error
     }
 
     /// The options `aggregate` itself takes before any command (`--provider-file` is read in main.swift).

@@ -140,7 +140,7 @@ struct CompletionModel: Sendable {
             case "cache": entry.words = ["stats", "clear", "path"] + registry.names
             case "limits": entry.words = ["show", "reset"] + registry.names
             case "completions": entry.words = CompletionShell.allCases.map(\.rawValue)
-            case "browse": entry.takesFiles = true
+            case "browse", "check": entry.takesFiles = true
             case "sql":
                 // `sql --describe TABLE` offers the tables; `--db FILE` takes a file name.
                 for index in entry.options.indices {
@@ -157,7 +157,7 @@ struct CompletionModel: Sendable {
     /// The formats a command's `--format` accepts.
     static func formats(forCommand name: String) -> [String] {
         switch name {
-        case "providers", "describe", "limits": return ["text", "json"]
+        case "providers", "describe", "limits", "check": return ["text", "json"]
         case "compare": return CompareCommand.formats
         default: return OutputFormat.allCases.map(\.rawValue)
         }

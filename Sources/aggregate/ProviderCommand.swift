@@ -1,4 +1,5 @@
 import AggregateCore
+import AggregateDefinitions
 import AggregateHTTP
 import AggregateJSON
 import AggregateRendering
@@ -215,8 +216,11 @@ enum ProviderCommand {
                 : "note: \(invocation.name): offline: these are the sandbox's bundled sample data, not live results\n")
         }
         progress.startTicking()
-        let result = await runner.run(invocation)
+        let (result, definitionWarnings) = await DefinitionWarnings.collecting { await runner.run(invocation) }
         progress.finish()
+        if !invocation.common.quiet {
+            for warning in definitionWarnings { context.console.err("warning: \(warning)\n") }
+        }
         if !invocation.common.quiet, let warning = FieldWarnings.absentMetrics(in: result) {
             context.console.err("warning: \(invocation.name): \(warning)\n")
         }

@@ -19,6 +19,8 @@ import Testing
         let folders = ProviderFolders.definitions
         try Self.check(Self.definitionsFile, wanted: try DefinitionEmbedding.definitions(folders: folders, root: ProviderFolders.root))
         try Self.check(Self.samplesFile, wanted: try DefinitionEmbedding.samples(folders: folders, root: ProviderFolders.root))
+        let schema = try String(contentsOf: TestPaths.packageRoot.appendingPathComponent(DefinitionEmbedding.schemaSource), encoding: .utf8)
+        try Self.check(DefinitionEmbedding.schemaFile, wanted: try DefinitionEmbedding.schema(schema))
         // The compiled binary catches up with rewritten files at the next build.
         if ProcessInfo.processInfo.environment["AGGREGATE_WRITE_GENERATED"] != "1" { #expect(builtInDefinitions.map(\.folder) == folders) }
     }

@@ -49,6 +49,8 @@ import Testing
         ["sql", "SELECT p.title, g.title FROM tmdb_popular p, github_search g WHERE g.query = p.kind", "--offline", "--format", "ndjson"],
         ["sql", "--tables"], ["sql", "--describe", "tmdb_search", "--format", "json"],
         ["sql", "SELECT title FROM tmdb_search WHERE query = 'leon'", "--plan"],
+        ["check", TestPaths.packageRoot.appendingPathComponent("Providers/HackerNews/provider.json").path],
+        ["check", TestPaths.packageRoot.appendingPathComponent("Providers/GitHub/provider.json").path, "--format", "json"],
     ]
 
     enum Stdout: String, CaseIterable {
