@@ -136,7 +136,8 @@ extension DeclarativeProvider {
         let (records, kept) = try records(asked, in: json)
         var parents: [FanOutState.Parent] = []
         for record in kept where state.taken + parents.count < parent.limit {
-            guard let share = Self.share(of: record, parent), !parents.contains(share) else { continue }
+            // A parent value seen twice on one page (the same user twice) would only repeat its children.
+            guard let share = Self.share(of: record, parent), !parents.contains(where: { $0.parameters == share.parameters }) else { continue }
             parents.append(share)
         }
         let taken = state.taken + parents.count
