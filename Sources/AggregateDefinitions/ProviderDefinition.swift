@@ -293,7 +293,7 @@ public struct ProviderDefinition: Sendable {
 
     private static func parameter(_ reader: DefinitionReader) throws(DefinitionProblem) -> Parameter {
         let fields = try reader.object(
-            allowed: ["name", "type", "values", "minimum", "maximum", "required", "default", "positional", "valueName", "help"], required: ["name", "help"])
+            allowed: ["name", "type", "values", "minimum", "maximum", "required", "default", "positional", "freeText", "valueName", "help"], required: ["name", "help"])
         let name = try fields.required("name").identifier()
         let typeName = try fields["type"]?.word(["string", "integer", "number", "boolean", "enum"]) ?? "string"
         let minimum = try fields["minimum"]?.number(), maximum = try fields["maximum"]?.number()
@@ -321,7 +321,7 @@ public struct ProviderDefinition: Sendable {
         let parameter = Parameter(
             name, style: typeName == "boolean" ? .flag : positional ? .positional : .option, type: type,
             required: try fields["required"]?.bool() ?? false, default: defaultValue, valueName: try fields["valueName"]?.string(),
-            help: try fields.required("help").string())
+            freeText: try fields["freeText"]?.bool(), help: try fields.required("help").string())
         if let defaultValue {
             do { _ = try parameter.value(from: defaultValue) } catch { throw fields.required("default").problem("is not a valid value: \(error.message)") }
         }
