@@ -122,4 +122,51 @@ import Testing
         let errors = ghost.stderr.split(separator: "\n").filter { $0.hasPrefix("Error:") }
         #expect(errors == ["Error: family: not found (HTTP 404) (the request for handle 'ghost', from a record of 'ghosts')"], "\(ghost.stderr)")
     }
+
+    // MARK: GitHub's user-repos, through the binary against the sandbox
+
+    @Test func githubUserReposSearchesUsersThenAsksForEachOnesRepositories() throws {
+        let sandbox = try LoopbackSandbox()
+        let environment = ["AGGREGATE_GITHUB_BASE_URL": sandbox.url + "/github"]
+        let run = try Binary.run(["github", "user-repos", "swift", "--verbose"], environment: environment)
+        #expect(run.status == 0, "\(run.stderr)")
+        let sent = run.stderr.split(separator: "\n").filter { $0.contains("→ GET") }.compactMap { $0.split(separator: " ").last.map(String.init) }
+        #expect(sent == [
+            sandbox.url + "/github/search/users?q=swift&per_page=30", sandbox.url + "/github/users/tidewater-dev/repos?per_page=30",
+            sandbox.url + "/github/users/lamplighter/repos?per_page=30", sandbox.url + "/github/users/quietloom/repos?per_page=30",
+        ])
+        let titles = run.stdout.split(separator: "\n").map { $0.split(separator: " ").first.map(String.init) ?? "" }
+        #expect(titles == ["tidewater-dev/harbor-swift", "tidewater-dev/moon-phase-cli", "lamplighter/gaslight", "lamplighter/wick", "quietloom/loom-swift"],
+                "the fork tidewater-dev/swift-argument-parser is left out by the filter")
+
+        let two = try Binary.run(["github", "user-repos", "swift", "--limit", "2", "--type", "owner", "--format", "json", "--verbose"], environment: environment)
+        #expect(two.status == 0, "\(two.stderr)")
+        let result = try JSONParser().parse(Data(two.stdout.utf8))["results"]?[0]
+        #expect(result?["meta"]?["requests"] == .int(2), "the first user's repositories are enough for two items")
+        #expect(result?["items"]?.array?.compactMap { $0["extra"]?["user"]?.string } == ["tidewater-dev", "tidewater-dev"])
+        #expect(two.stderr.contains("/github/users/tidewater-dev/repos?type=owner&per_page=30"), "\(two.stderr)")
+    }
+
+    @Test func githubReposOfAnUnknownUserAndAFailingChildAreOneLineErrors() throws {
+        let sandbox = try LoopbackSandbox()
+        let unknown = try Binary.run(["github", "repos", "no-such-user"], environment: ["AGGREGATE_GITHUB_BASE_URL": sandbox.url + "/github"])
+        #expect(unknown.status == 1)
+        #expect(unknown.stderr == "Error: github: Not Found (HTTP 404)\n")
+
+        let failing = try LoopbackSandbox(faults: ["status=404; path=/github/users/lamplighter/"])
+        let run = try Binary.run(["github", "user-repos", "swift"], environment: ["AGGREGATE_GITHUB_BASE_URL": failing.url + "/github"])
+        #expect(run.status == 1)
+        #expect(run.stdout.isEmpty)
+        let lines = run.stderr.split(separator: "\n")
+        #expect(lines.count == 1, "\(run.stderr)")
+        #expect(lines.first?.hasPrefix("Error: github: ") == true)
+        #expect(lines.first?.hasSuffix("(HTTP 404) (the request for username 'lamplighter', from a record of 'users')") == true, "\(run.stderr)")
+    }
+
+    @Test func githubSQLPlansTheUserSearchAndEachUsersRequest() throws {
+        let plan = try Binary.run(["sql", "SELECT title FROM github_user_repos WHERE query = 'swift' LIMIT 5", "--plan", "--offline"])
+        #expect(plan.status == 0, "\(plan.stderr)")
+        // One page of repositories for 5 items, plus the lookups: one user-search page (30 a page) and one request per user (at most 10).
+        #expect(plan.stdout.contains("at most 1 page, 12 requests (11 lookups"), "\(plan.stdout)")
+    }
 }
