@@ -186,9 +186,7 @@ public let builtInDefinitions: [(folder: String, json: String)] = [
   },
   "rateBudgets": [
     {"name": "search", "requests": 30, "window": 60, "paths": ["/search/**"], "whenSet": "GITHUB_TOKEN"},
-    {"name": "search", "requests": 10, "window": 60, "paths": ["/search/**"]},
-    {"name": "core", "requests": 5000, "window": 3600, "paths": ["/users/**"], "whenSet": "GITHUB_TOKEN"},
-    {"name": "core", "requests": 60, "window": 3600, "paths": ["/users/**"]}
+    {"name": "search", "requests": 10, "window": 60, "paths": ["/search/**"]}
   ],
   "cache": {"defaultSeconds": 300, "operations": {"search": 180}},
   "sandboxCaching": {"validators": "none", "cacheControl": "no-cache"},
