@@ -18,17 +18,26 @@ public struct DeclarativeProvider: RunnableProvider {
     public func configure(_ query: inout Query) throws {
         query.environment = descriptor.declaredEnvironment(from: query.environment)
         let operation = try operation(query)
-        if query.source == .offline, definition.samples[operation.descriptor.name] == nil {
+        if query.source == .offline, !definition.hasSamples(for: operation.descriptor.name) {
             throw AggregateError(
                 .config, "\(descriptor.name) has no sample data: its definition lists no samples for '\(operation.descriptor.name)'. Run it without --offline (--base-url URL for a server of your own)")
         }
         if descriptor.requiresCredentials, credential(query) == nil { throw descriptor.missingCredentialsError }
     }
 
-    public func resolve(_ query: inout Query, using client: FetchClient) async throws {}
+    public func resolve(_ query: inout Query, using client: FetchClient) async throws {
+        // A parent->child run keeps, for each request it sends, which step of the fan-out it is (FanOut.swift).
+        if try operation(query).parent != nil { query.plan = FanOutLedger() }
+    }
 
     public func request(for query: Query, cursor: String?, remaining: Int) throws -> HTTPRequestSpec {
         let operation = try operation(query)
+        if operation.parent != nil { return try fanOutRequest(operation, query: query, cursor: cursor) }
+        return try request(operation, query: query, cursor: cursor)
+    }
+
+    /// The request of `operation` (whose parameters `query` holds) for the page at `cursor`.
+    func request(_ operation: ProviderDefinition.Operation, query: Query, cursor: String?) throws -> HTTPRequestSpec {
         let paging = operation.pagination
         let headers = renderHeaders(definition.headers + operation.headers, query)
         if paging.kind == .link, let cursor, let next = URL(string: cursor) {
@@ -47,11 +56,23 @@ public struct DeclarativeProvider: RunnableProvider {
 
     public func normalize(_ page: RawPage, for query: Query) throws -> Page {
         let operation = try operation(query)
-        let json = try page.json()
+        if operation.parent != nil { return try fanOutPage(page, operation, query: query) }
+        return try self.page(page, of: operation)
+    }
+
+    /// The records of `operation` in `json`, all of them (paging counts them) and those its `filter` keeps.
+    func records(_ operation: ProviderDefinition.Operation, in json: JSONValue) throws(AggregateError) -> (all: [JSONValue], kept: [JSONValue]) {
         let records = try records(of: operation, in: json)
+        return (records, operation.filter.map { filter in records.filter(filter.accepts) } ?? records)
+    }
+
+    /// One page of `operation`: its kept records as items, and where its next page is.
+    func page(_ page: RawPage, of operation: ProviderDefinition.Operation) throws -> Page {
+        let json = try page.json()
+        let (records, kept) = try records(operation, in: json)
         let mapper = DefinitionMapper(provider: descriptor.name, operation: operation, source: definition.source)
-        let mapped = records.compactMap { mapper.item(from: $0) }
-        if mapped.isEmpty, let first = records.first { throw unmappable(operation, record: first, count: records.count) }
+        let mapped = kept.compactMap { mapper.item(from: $0) }
+        if mapped.isEmpty, let first = kept.first { throw unmappable(operation, record: first, count: kept.count) }
         // Stable sorts from the last key to the first order by the first key, ties by the next.
         let items = operation.order.reversed().reduce(mapped) { items, sort in sort.sorted(items) }
         let paging = operation.pagination
@@ -61,7 +82,8 @@ public struct DeclarativeProvider: RunnableProvider {
     }
 
     public func error(for response: HTTPResponse, query: Query) -> AggregateError {
-        DefinitionErrorReader(definition: definition, environment: query.environment, now: query.now).error(for: response)
+        let error = DefinitionErrorReader(definition: definition, environment: query.environment, now: query.now).error(for: response)
+        return fanOutError(error, response: response, query: query)
     }
 
     public func interruptedWriteOutcome(for query: Query) -> String { "it may or may not have taken effect" }
@@ -108,7 +130,7 @@ public struct DeclarativeProvider: RunnableProvider {
             "\(definition.source): \(operation.pointer)/item/\(field): \(records) at '\(operation.records)' gave a \(field), so no item could be made (\(rule.whyEmpty(in: record))); fix the path (aggregate check \(definition.source) shows every field)")
     }
 
-    private func operation(_ query: Query) throws(AggregateError) -> ProviderDefinition.Operation {
+    func operation(_ query: Query) throws(AggregateError) -> ProviderDefinition.Operation {
         guard let operation = definition.operation(named: query.operation) else {
             throw AggregateError(.usage, "\(descriptor.name) has no operation '\(query.operation)'; operations: \(descriptor.operations.map(\.name).joined(separator: ", "))")
         }
@@ -116,7 +138,7 @@ public struct DeclarativeProvider: RunnableProvider {
     }
 
     /// The first declared credential that is set (the core attaches it toward the provider's origin only).
-    private func credential(_ query: Query) -> ResolvedCredential? {
+    func credential(_ query: Query) -> ResolvedCredential? {
         Credentials(declaredBy: descriptor, environment: query.environment).first
     }
 

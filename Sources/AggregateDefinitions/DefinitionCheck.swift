@@ -68,8 +68,8 @@ public struct DefinitionCheck: Sendable {
             read.append(Finding(severity: .problem, pointer: "/", message: "is not valid JSON: \(error)"))
             return
         }
-        let violations = Self.schemaFindings(document)
-        fitsSchema = !violations.contains { $0.severity == .problem }
+        let (violations, checked) = Self.schemaFindings(document)
+        fitsSchema = checked && violations.isEmpty
         read += violations
         do {
             var definition = try ProviderDefinition(json: data)
@@ -84,7 +84,7 @@ public struct DefinitionCheck: Sendable {
         }
         guard let definition else { return }
         for operation in definition.operations {
-            let files = definition.samples[operation.descriptor.name] ?? []
+            let files = Self.sampleFiles(of: operation, in: definition)
             if files.isEmpty {
                 read.append(Finding(
                     severity: .warning, pointer: "/samples",
@@ -169,14 +169,27 @@ public struct DefinitionCheck: Sendable {
 
     // MARK: Parts
 
-    private static func schemaFindings(_ document: JSONValue) -> [Finding] {
+    /// The samples an operation's responses come from: its own, those keyed by a path value (`repos?username=x`),
+    /// and for a child of a `parent` without its own, those of the operation with the same request path.
+    static func sampleFiles(of operation: ProviderDefinition.Operation, in definition: ProviderDefinition) -> [String] {
+        func own(_ name: String) -> [String] {
+            let keyed = definition.samples.keys.filter { SampleKey.parse($0)?.operation == name }.sorted()
+            return (definition.samples[name] ?? []) + keyed.flatMap { definition.samples[$0] ?? [] }
+        }
+        let files = own(operation.descriptor.name)
+        guard files.isEmpty, operation.parent != nil else { return files }
+        let samePath = definition.operations.filter { $0.descriptor.name != operation.descriptor.name && $0.path.parts == operation.path.parts }
+        return samePath.flatMap { own($0.descriptor.name) }
+    }
+
+    /// The schema's violations, and whether the schema could be used at all.
+    private static func schemaFindings(_ document: JSONValue) -> (findings: [Finding], checked: Bool) {
         do {
             let schema = try JSONParser().parse(Data(definitionSchemaText.utf8))
-            return try SchemaValidator(schema: schema).problems(in: document).map {
-                Finding(severity: .problem, pointer: $0.pointer, message: $0.message)
-            }
+            let problems = try SchemaValidator(schema: schema).problems(in: document)
+            return (problems.map { Finding(severity: .problem, pointer: $0.pointer, message: $0.message) }, true)
         } catch {
-            return [Finding(severity: .warning, pointer: "/", message: "the schema built into aggregate cannot be used (\(error)), so only the reader checked the file")]
+            return ([Finding(severity: .warning, pointer: "/", message: "the schema built into aggregate cannot be used (\(error)), so only the reader checked the file")], false)
         }
     }
 

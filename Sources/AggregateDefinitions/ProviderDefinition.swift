@@ -29,8 +29,12 @@ public struct ProviderDefinition: Sendable {
         public var item: ItemMapping
         /// The sorts each page's items go through (the first decides, the next break ties), or none for the API's order.
         public var order: [ItemSort]
+        /// The condition raw records must meet to become items (`filter`), or `nil` for every record.
+        public var filter: RecordFilter? = nil
+        /// The request whose records fill this one's parameters (`parent`), or `nil` for a plain operation.
+        public var parent: ParentRequest? = nil
         /// Where the operation is in its definition (`/operations/0`), for messages about it.
-        public var pointer: String
+        public var pointer = "/operations"
     }
 
     /// How an operation pages.
@@ -141,6 +145,9 @@ public struct ProviderDefinition: Sendable {
         for (index, operation) in operations.enumerated() where operations[..<index].contains(where: { $0.descriptor.name == operation.descriptor.name }) {
             throw DefinitionProblem("/operations/\(index)/name", "two operations are named '\(operation.descriptor.name)'")
         }
+        try ParentRequest.check(operations)
+        let read = operations
+        operations = read.map { $0.withParentCost(in: read) }
         errors = try Self.errors(top["errors"])
         rateLimit = try top["rateLimit"].map { (entry) throws(DefinitionProblem) in try Self.rateLimit(entry) }
         textLine = try top["textView"].map { (view) throws(DefinitionProblem) in
@@ -163,7 +170,7 @@ public struct ProviderDefinition: Sendable {
         } ?? []
         var samples: [String: [String]] = [:]
         for (operation, files) in try top["samples"]?.members() ?? [] {
-            guard operations.contains(where: { $0.descriptor.name == operation }) else {
+            guard try SampleKey.check(operation, files, operations: operations) else {
                 throw files.problem("'\(operation)' is not an operation of this definition")
             }
             samples[operation] = try files.array(minimum: 1).map { (file) throws(DefinitionProblem) in try file.string() }
@@ -240,18 +247,21 @@ public struct ProviderDefinition: Sendable {
 
     private static func operation(_ reader: DefinitionReader) throws(DefinitionProblem) -> Operation {
         let fields = try reader.object(
-            allowed: ["name", "summary", "kind", "parameters", "request", "pagination", "records", "item", "order"],
+            allowed: ["name", "summary", "kind", "parameters", "request", "pagination", "records", "item", "order", "filter", "parent"],
             required: ["name", "summary", "kind", "request", "records", "item"])
         let name = try fields.required("name").identifier()
         let parameters = try fields["parameters"]?.array().map { (entry) throws(DefinitionProblem) in try parameter(entry) } ?? []
         for (index, parameter) in parameters.enumerated() where parameters[..<index].contains(where: { $0.name == parameter.name }) {
             throw DefinitionProblem(reader.pointer(to: "parameters") + "/\(index)/name", "two parameters are named '\(parameter.name)'")
         }
+        let parent = try fields["parent"].map { (entry) throws(DefinitionProblem) in try ParentRequest.reading(entry, declared: parameters.map(\.name)) }
+        // The request's templates may also name what the parent's records fill, which every child request has.
+        let filled = parent?.parameters.map { Parameter($0.name, required: true, help: "filled from the parent's records") } ?? []
         let request = try fields.required("request").object(allowed: ["method", "path", "query", "headers"], required: ["path"])
         let path = try request.required("path").template()
-        try checkNames(path, request.required("path"), parameters: parameters, operation: name)
+        try checkNames(path, request.required("path"), parameters: parameters + filled, operation: name)
         for placeholder in path.parts.compactMap({ part -> String? in if case .value(let name) = part { return name } else { return nil } }) {
-            let parameter = parameters.first { $0.name == placeholder }
+            let parameter = (parameters + filled).first { $0.name == placeholder }
             guard parameter?.isRequired == true || parameter?.defaultValue != nil else {
                 throw request.required("path").problem("the path names '\(placeholder)', which is neither required nor has a default")
             }
@@ -270,10 +280,11 @@ public struct ProviderDefinition: Sendable {
             cost: RequestCost(pageSize: pagination.kind == .none ? nil : pagination.pageSize ?? 1))
         return Operation(
             descriptor: descriptor, method: method, path: path,
-            query: try templates(request["query"], parameters: parameters, operation: name),
-            headers: try templates(request["headers"], parameters: parameters, operation: name),
+            query: try templates(request["query"], parameters: parameters + filled, operation: name),
+            headers: try templates(request["headers"], parameters: parameters + filled, operation: name),
             pagination: pagination, records: try fields.required("records").jsonPath(), item: try item(fields.required("item")),
-            order: order, pointer: reader.pointer)
+            order: order, filter: try fields["filter"].map { (entry) throws(DefinitionProblem) in try RecordFilter(reading: entry) }, parent: parent,
+            pointer: reader.pointer)
     }
 
     private static func order(_ reader: DefinitionReader) throws(DefinitionProblem) -> [ItemSort] {
@@ -287,7 +298,7 @@ public struct ProviderDefinition: Sendable {
 
     private static func parameter(_ reader: DefinitionReader) throws(DefinitionProblem) -> Parameter {
         let fields = try reader.object(
-            allowed: ["name", "type", "values", "minimum", "maximum", "required", "default", "positional", "valueName", "help"], required: ["name", "help"])
+            allowed: ["name", "type", "values", "minimum", "maximum", "required", "default", "positional", "freeText", "valueName", "help"], required: ["name", "help"])
         let name = try fields.required("name").identifier()
         let typeName = try fields["type"]?.word(["string", "integer", "number", "boolean", "enum"]) ?? "string"
         let minimum = try fields["minimum"]?.number(), maximum = try fields["maximum"]?.number()
@@ -315,7 +326,7 @@ public struct ProviderDefinition: Sendable {
         let parameter = Parameter(
             name, style: typeName == "boolean" ? .flag : positional ? .positional : .option, type: type,
             required: try fields["required"]?.bool() ?? false, default: defaultValue, valueName: try fields["valueName"]?.string(),
-            help: try fields.required("help").string())
+            freeText: try fields["freeText"]?.bool(), help: try fields.required("help").string())
         if let defaultValue {
             do { _ = try parameter.value(from: defaultValue) } catch { throw fields.required("default").problem("is not a valid value: \(error.message)") }
         }

@@ -3,8 +3,9 @@ import Foundation
 
 /// Checks a JSON document against a JSON Schema (draft 2020-12), for the keywords
 /// `Schemas/provider-definition.schema.json` uses: `type`, `const`, `enum`, `properties`, `required`,
-/// `additionalProperties`, `unevaluatedProperties`, `propertyNames`, `items`, `minItems`, `minLength`, `pattern`,
-/// `minimum`, `maximum`, `allOf`, `anyOf`, `oneOf`, `not`, `if`/`then`/`else` and local `$ref`s (`#/$defs/...`).
+/// `additionalProperties`, `unevaluatedProperties`, `propertyNames`, `minProperties`/`maxProperties`, `items`,
+/// `minItems`/`maxItems`, `uniqueItems`, `minLength`/`maxLength`, `pattern`, `minimum`/`maximum` and their exclusive
+/// forms, `allOf`, `anyOf`, `oneOf`, `not`, `if`/`then`/`else` and local `$ref`s (`#/$defs/...`).
 /// Annotations (`description`, `default`, `title`, `$schema`, `$id`) are skipped. Any other keyword is refused
 /// when the validator is made, so the schema cannot grow past what is checked.
 ///
@@ -15,8 +16,9 @@ struct SchemaValidator {
 
     static let checkedKeywords: Set<String> = [
         "type", "const", "enum", "properties", "required", "additionalProperties", "unevaluatedProperties", "propertyNames",
-        "items", "minItems", "minLength", "pattern", "minimum", "maximum", "allOf", "anyOf", "oneOf", "not", "if", "then",
-        "else", "$ref", "$defs",
+        "items", "minItems", "maxItems", "uniqueItems", "minLength", "maxLength", "pattern", "minimum", "maximum",
+        "exclusiveMinimum", "exclusiveMaximum", "minProperties", "maxProperties", "allOf", "anyOf", "oneOf", "not", "if",
+        "then", "else", "$ref", "$defs",
     ]
     static let annotations: Set<String> = ["description", "default", "title", "$schema", "$id", "examples"]
 
@@ -70,14 +72,21 @@ struct SchemaValidator {
         }
         if case .string(let text) = instance {
             if let minimum = keywords["minLength"]?.int, text.count < minimum { fail(minimum == 1 ? "must not be empty" : "must be at least \(minimum) characters long") }
+            if let maximum = keywords["maxLength"]?.int, text.count > maximum { fail("must be at most \(maximum) characters long") }
             if let pattern = keywords["pattern"]?.string, !Self.matches(text, pattern: pattern) { fail("'\(text)' does not have the form \(pattern)") }
         }
         if case .number = instance, let number = instance.double {
             if let minimum = keywords["minimum"]?.double, number < minimum { fail("must be at least \(Self.shown(keywords["minimum"] ?? .null))") }
             if let maximum = keywords["maximum"]?.double, number > maximum { fail("must be at most \(Self.shown(keywords["maximum"] ?? .null))") }
+            if let bound = keywords["exclusiveMinimum"]?.double, number <= bound { fail("must be more than \(Self.shown(keywords["exclusiveMinimum"] ?? .null))") }
+            if let bound = keywords["exclusiveMaximum"]?.double, number >= bound { fail("must be less than \(Self.shown(keywords["exclusiveMaximum"] ?? .null))") }
         }
         if case .array(let elements) = instance {
             if let minimum = keywords["minItems"]?.int, elements.count < minimum { fail("must hold at least \(minimum) element\(minimum == 1 ? "" : "s")") }
+            if let maximum = keywords["maxItems"]?.int, elements.count > maximum { fail("must hold at most \(maximum) element\(maximum == 1 ? "" : "s")") }
+            if keywords["uniqueItems"] == .bool(true), let twice = elements.enumerated().first(where: { elements[..<$0.offset].contains($0.element) }) {
+                fail("holds \(Self.shown(twice.element)) twice")
+            }
             if let items = keywords["items"] {
                 for (index, element) in elements.enumerated() { merge(validate(element, against: items, at: "\(pointer)/\(index)", depth: depth + 1)) }
             }
@@ -135,6 +144,12 @@ struct SchemaValidator {
 
     private func validateObject(_ object: JSONObject, _ keywords: JSONObject, at pointer: String, depth: Int, into outcome: inout Outcome) {
         let properties = keywords["properties"]?.object
+        if let minimum = keywords["minProperties"]?.int, object.count < minimum {
+            outcome.problems.append(DefinitionProblem(pointer, "must hold at least \(minimum) member\(minimum == 1 ? "" : "s")"))
+        }
+        if let maximum = keywords["maxProperties"]?.int, object.count > maximum {
+            outcome.problems.append(DefinitionProblem(pointer, "must hold at most \(maximum) member\(maximum == 1 ? "" : "s")"))
+        }
         for key in keywords["required"]?.array?.compactMap(\.string) ?? [] where object[key] == nil {
             outcome.problems.append(DefinitionProblem(pointer, "\(Self.missingFieldPrefix)\(key)'"))
         }

@@ -47,7 +47,8 @@ public struct DefinitionSandbox: SandboxServing {
         let budget = countAgainstBudgets(request, context: context)
         if let refused = budget.refused { return refused }
         func fail(_ status: Int, _ message: String) -> SandboxResponse { error(status, message, context: context, window: budget.window) }
-        guard let files = definition.samples[operation.descriptor.name] else {
+        guard let files = KeyedSamples.files(definition, operation, path: request.path) else { return fail(404, "Not Found") }
+        guard !files.isEmpty else {
             return fail(404, "the definition of \(definition.name) lists no samples for '\(operation.descriptor.name)'")
         }
         let pages = SamplePages(operation: operation, files: files, sample: sample)

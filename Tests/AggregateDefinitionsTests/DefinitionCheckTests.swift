@@ -163,6 +163,10 @@ import Testing
 
     // MARK: The schema validator
 
+    @Test func theEmbeddedSchemaUsesOnlyKeywordsTheValidatorChecks() throws {
+        _ = try SchemaValidator(schema: try JSONParser().parse(Data(definitionSchemaText.utf8)))
+    }
+
     @Test func theValidatorRefusesKeywordsItDoesNotCheck() {
         #expect(throws: DefinitionProblem("/properties/a/format", "the schema uses 'format', which the definition checker does not check")) {
             try SchemaValidator(schema: ["properties": ["a": ["type": "string", "format": "uri"]]])

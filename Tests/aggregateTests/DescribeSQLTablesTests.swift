@@ -25,7 +25,7 @@ import Testing
         for provider in Self.registry.providers {
             let name = provider.descriptor.name
             let expected = tables.filter { $0["provider"]?.string == name }.compactMap { $0["table"]?.string }
-            let reading = provider.descriptor.operations.filter { !$0.writes }.map { "\(name)_\($0.name)" }
+            let reading = provider.descriptor.operations.filter { !$0.writes }.map { "\(name)_\($0.name.replacingOccurrences(of: "-", with: "_"))" }
             #expect(expected == reading, "\(name): one table per operation that reads")
             let json = try JSONParser().parse(await CLIHarness().run(["describe", name, "--format", "json"]).stdout)
             #expect(json["sqlTables"] == .array(expected.map(JSONValue.string)), "\(name)")

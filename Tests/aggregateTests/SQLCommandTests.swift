@@ -223,7 +223,7 @@ import Testing
         #expect(describe.stdout.contains("aggregate sql 'SELECT title, url FROM tmdb_search('\\''the amazing spider-man'\\'') LIMIT 5' --offline"))
         // Every table's example runs offline and finds rows.
         for table in SQLCommandTests.catalog.registry.providers.flatMap({ provider in
-            provider.descriptor.operations.filter { !$0.writes }.map { "\(provider.descriptor.name)_\($0.name)" }
+            provider.descriptor.operations.filter { !$0.writes }.map { "\(provider.descriptor.name)_\($0.name.replacingOccurrences(of: "-", with: "_"))" }
         }) {
             let json = try Binary.run(["sql", "--describe", table, "--format", "json"], environment: environment)
             let example = try #require(try JSONParser().parse(json.stdout)["example"]?.string)

@@ -45,8 +45,8 @@ let definitionSchemaText = ##"""
     },
     "samples": {
       "type": "object",
-      "description": "The emulator's pages, keyed by operation name: a list of files (relative to the definition's folder), first page first.",
-      "propertyNames": {"$ref": "#/$defs/identifier"},
+      "description": "The emulator's pages, keyed by operation name (or 'operation?placeholder=value' for one value of a path placeholder): a list of files (relative to the definition's folder), first page first.",
+      "propertyNames": {"pattern": "^[a-z][a-z0-9-]*(\\?[A-Za-z0-9_-]+=.+)?$"},
       "additionalProperties": {"type": "array", "minItems": 1, "items": {"type": "string", "minLength": 1}}
     }
   },
@@ -85,6 +85,7 @@ let definitionSchemaText = ##"""
         "required": {"type": "boolean", "default": false},
         "default": {"type": ["string", "number", "boolean"]},
         "positional": {"type": "boolean", "default": false},
+        "freeText": {"type": "boolean", "description": "For the last positional string: whether several words are joined into one value (default true); false for one that names a thing, such as a user name, so that a second word is an error."},
         "valueName": {"type": "string", "minLength": 1},
         "help": {"type": "string", "minLength": 1}
       },
@@ -229,8 +230,44 @@ let definitionSchemaText = ##"""
             "by": {"type": "array", "minItems": 1, "items": {"type": "string", "minLength": 1}, "description": "Item fields (createdAt, id, metrics.stars, extra.createdAt): the first decides, the next break ties."},
             "descending": {"type": "boolean", "default": false}
           }
+        },
+        "filter": {"$ref": "#/$defs/recordFilter", "description": "Only the raw records it accepts become items; paging goes on past pages it empties."},
+        "parent": {
+          "type": "object",
+          "required": ["operation", "parameters", "limit"],
+          "additionalProperties": false,
+          "description": "Another operation asked first: each of its records fills this operation's request, one child request (and its pages) per record.",
+          "properties": {
+            "operation": {"$ref": "#/$defs/identifier", "description": "Another GET operation without a parent; it takes this operation's parameters of the same names."},
+            "parameters": {"type": "object", "minProperties": 1, "additionalProperties": {"$ref": "#/$defs/jsonPath"}, "description": "Placeholder name -> JSON path into a parent record; the names may be used in this operation's request templates and must not be declared parameters."},
+            "fields": {"type": "object", "additionalProperties": {"$ref": "#/$defs/jsonPath"}, "description": "extra name -> JSON path into the parent record, copied into each child item."},
+            "limit": {"type": "integer", "minimum": 1, "maximum": 1000, "description": "The most parent records used: the cap on the fan-out."}
+          }
         }
       }
+    },
+    "recordFilter": {
+      "type": "object",
+      "description": "A condition on a raw record: one test on a path, or all/any/not of conditions.",
+      "oneOf": [
+        {
+          "required": ["path"],
+          "additionalProperties": false,
+          "minProperties": 2,
+          "maxProperties": 2,
+          "properties": {
+            "path": {"$ref": "#/$defs/jsonPath"},
+            "equals": {"type": ["string", "number", "boolean", "null"]},
+            "atLeast": {"type": "number"},
+            "atMost": {"type": "number"},
+            "contains": {"type": ["string", "number", "boolean"]},
+            "exists": {"type": "boolean"}
+          }
+        },
+        {"required": ["all"], "additionalProperties": false, "properties": {"all": {"type": "array", "minItems": 1, "items": {"$ref": "#/$defs/recordFilter"}}}},
+        {"required": ["any"], "additionalProperties": false, "properties": {"any": {"type": "array", "minItems": 1, "items": {"$ref": "#/$defs/recordFilter"}}}},
+        {"required": ["not"], "additionalProperties": false, "properties": {"not": {"$ref": "#/$defs/recordFilter"}}}
+      ]
     },
     "errors": {
       "type": "object",

@@ -65,6 +65,106 @@ public let builtInDefinitions: [(folder: String, json: String)] = [
           "pushedAt": {"path": "pushed_at", "transform": "date"}
         }
       }
+    },
+    {
+      "name": "users",
+      "summary": "Users and organizations matching words and GitHub's user qualifiers (type:, language:, followers:>N, ...), best match first unless --sort is given.",
+      "kind": "user",
+      "parameters": [
+        {"name": "query", "positional": true, "required": true, "valueName": "QUERY", "help": "Words and qualifiers, e.g. 'swift followers:>100' or 'type:org swift'."},
+        {"name": "sort", "type": "enum", "values": ["followers", "repositories", "joined"], "help": "GitHub's order: by followers, public repositories or join date instead of best match."},
+        {"name": "order", "type": "enum", "values": ["desc", "asc"], "help": "The order of --sort (GitHub's default: desc)."}
+      ],
+      "request": {
+        "path": "/search/users",
+        "query": {"q": "{query}", "sort": "{sort}", "order": "{order}"}
+      },
+      "pagination": {"kind": "link", "pageSize": 30, "pageSizeParameter": "per_page", "totalCountPath": "total_count", "maxResults": 1000},
+      "records": "items",
+      "item": {
+        "id": "id",
+        "title": "login",
+        "url": "html_url",
+        "imageUrl": "avatar_url",
+        "extra": {
+          "type": "type"
+        }
+      }
+    },
+    {
+      "name": "repos",
+      "summary": "A user's public repositories (those they own unless --type says otherwise), by full name unless --sort is given.",
+      "kind": "repository",
+      "parameters": [
+        {"name": "username", "positional": true, "freeText": false, "required": true, "valueName": "USER", "help": "The user's (or organization's) login, e.g. octocat."},
+        {"name": "type", "type": "enum", "values": ["owner", "all", "member"], "help": "Which repositories: those the user owns (GitHub's default), all, or those they are a member of."},
+        {"name": "sort", "type": "enum", "values": ["full_name", "created", "updated", "pushed"], "help": "GitHub's order (default: full_name)."},
+        {"name": "direction", "type": "enum", "values": ["asc", "desc"], "help": "The order of --sort (GitHub's default: asc for full_name, else desc)."}
+      ],
+      "request": {
+        "path": "/users/{username}/repos",
+        "query": {"type": "{type}", "sort": "{sort}", "direction": "{direction}"}
+      },
+      "pagination": {"kind": "link", "pageSize": 30, "pageSizeParameter": "per_page"},
+      "records": ".",
+      "item": {
+        "id": "id",
+        "title": "full_name",
+        "summary": "description",
+        "url": "html_url",
+        "author": "owner.login",
+        "createdAt": {"path": "created_at", "dateFormat": "iso8601"},
+        "metrics": {
+          "stars": "stargazers_count",
+          "forks": "forks_count",
+          "openIssues": "open_issues_count"
+        },
+        "tags": "topics",
+        "extra": {
+          "language": "language",
+          "license": {"path": "license.spdx_id"},
+          "updatedAt": {"path": "updated_at", "transform": "date"},
+          "pushedAt": {"path": "pushed_at", "transform": "date"}
+        }
+      }
+    },
+    {
+      "name": "user-repos",
+      "summary": "The repositories of the users a user search finds (at most 10 users), forks left out: the search, then each user's repositories.",
+      "kind": "repository",
+      "parameters": [
+        {"name": "query", "positional": true, "required": true, "valueName": "QUERY", "help": "Words and qualifiers for the user search, e.g. 'swift followers:>100'."},
+        {"name": "type", "type": "enum", "values": ["owner", "all", "member"], "help": "Which repositories of each user: those they own (GitHub's default), all, or those they are a member of."},
+        {"name": "direction", "type": "enum", "values": ["asc", "desc"], "help": "The order of each user's repositories by full name (GitHub's default: asc)."}
+      ],
+      "parent": {"operation": "users", "parameters": {"username": "login"}, "fields": {"user": "login"}, "limit": 10},
+      "request": {
+        "path": "/users/{username}/repos",
+        "query": {"type": "{type}", "direction": "{direction}"}
+      },
+      "pagination": {"kind": "link", "pageSize": 30, "pageSizeParameter": "per_page"},
+      "records": ".",
+      "filter": {"path": "fork", "equals": false},
+      "item": {
+        "id": "id",
+        "title": "full_name",
+        "summary": "description",
+        "url": "html_url",
+        "author": "owner.login",
+        "createdAt": {"path": "created_at", "dateFormat": "iso8601"},
+        "metrics": {
+          "stars": "stargazers_count",
+          "forks": "forks_count",
+          "openIssues": "open_issues_count"
+        },
+        "tags": "topics",
+        "extra": {
+          "language": "language",
+          "license": {"path": "license.spdx_id"},
+          "updatedAt": {"path": "updated_at", "transform": "date"},
+          "pushedAt": {"path": "pushed_at", "transform": "date"}
+        }
+      }
     }
   ],
   "errors": {
@@ -93,9 +193,17 @@ public let builtInDefinitions: [(folder: String, json: String)] = [
   "textView": {"line": "{title}{metrics.stars? ★{metrics.stars}}{extra.language? · {extra.language}}{summary? — {summary}}"},
   "examples": [
     {"arguments": ["github", "search", "swift"], "summary": "Repositories about Swift, best match first: the first page."},
-    {"arguments": ["github", "search", "swift", "--sort", "stars", "--language", "Swift", "--limit", "40"], "summary": "Forty Swift repositories by stars: two pages, following the Link header."}
+    {"arguments": ["github", "search", "swift", "--sort", "stars", "--language", "Swift", "--limit", "40"], "summary": "Forty Swift repositories by stars: two pages, following the Link header."},
+    {"arguments": ["github", "repos", "tidewater-dev"], "summary": "One user's repositories, a bare JSON array paged by the Link header."},
+    {"arguments": ["github", "user-repos", "swift", "--limit", "5"], "summary": "The repositories of the users a search for 'swift' finds, forks left out: one search, then each user's repositories until five."}
   ],
-  "samples": {"search": ["SampleData/search-1.json", "SampleData/search-2.json"]}
+  "samples": {
+    "search": ["SampleData/search-1.json", "SampleData/search-2.json"],
+    "users": ["SampleData/users-1.json"],
+    "repos?username=tidewater-dev": ["SampleData/repos-tidewater-dev.json"],
+    "repos?username=lamplighter": ["SampleData/repos-lamplighter.json"],
+    "repos?username=quietloom": ["SampleData/repos-quietloom.json"]
+  }
 }
 """#),
     (folder: "HackerNews", json: #"""
