@@ -23,6 +23,7 @@ public struct DeclarativeProvider: RunnableProvider {
                 .config, "\(descriptor.name) has no sample data: its definition lists no samples for '\(operation.descriptor.name)'. Run it without --offline (--base-url URL for a server of your own)")
         }
         if descriptor.requiresCredentials, credential(query) == nil { throw descriptor.missingCredentialsError }
+        try ResultWindow.checkDependencies(of: operation, query: query, provider: descriptor.name)
     }
 
     public func resolve(_ query: inout Query, using client: FetchClient) async throws {}
@@ -47,15 +48,18 @@ public struct DeclarativeProvider: RunnableProvider {
     public func normalize(_ page: RawPage, for query: Query) throws -> Page {
         let operation = try operation(query)
         let json = try page.json()
-        guard let records = (try? operation.records.resolve(in: json))?.array else {
+        guard let all = (try? operation.records.resolve(in: json))?.array else {
             throw AggregateError(.decoding, "the response has no '\(operation.records)' list of records")
         }
+        // Never past `maxResults`: GitHub serves page 34 whole (results 991-1020) although its window is 1,000.
+        let window = ResultWindow(paging: operation.pagination, url: page.url)
+        let records = window.map { Array(all.prefix($0.kept(of: all.count))) } ?? all
         let mapped = records.compactMap { DefinitionMapper(provider: descriptor.name, operation: operation).item(from: $0) }
         // Stable sorts from the last key to the first order by the first key, ties by the next.
         let items = operation.order.reversed().reduce(mapped) { items, sort in sort.sorted(items) }
         let paging = operation.pagination
         let total = paging.totalCountPath.flatMap { try? $0.resolve(in: json) }.flatMap { $0.int ?? $0.string.flatMap { Int($0) } }
-        let next = records.isEmpty ? nil : DefinitionPaging(paging).next(after: page, json: json, records: records.count, total: total)
+        let next = records.isEmpty || records.count < all.count ? nil : DefinitionPaging(paging).next(after: page, json: json, records: records.count, total: total)
         return Page(items: items, next: next, totalCount: total)
     }
 

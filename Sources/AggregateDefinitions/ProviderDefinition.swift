@@ -29,6 +29,10 @@ public struct ProviderDefinition: Sendable {
         public var item: ItemMapping
         /// The sorts each page's items go through (the first decides, the next break ties), or none for the API's order.
         public var order: [ItemSort]
+        /// How its emulator behaves (`sandbox`), or `nil` for the samples served as fixed pages.
+        public var sandbox: DefinitionSandboxSpec? = nil
+        /// Parameters sent only beside another (`onlyWith`).
+        public var dependencies: [ParameterDependency] = []
     }
 
     /// How an operation pages.
@@ -86,6 +90,10 @@ public struct ProviderDefinition: Sendable {
         public var resetHeader: String?
         public var resetIsEpoch: Bool
         public var honoursRetryAfter: Bool
+        /// The emulator's other headers of the counted budget: its size, the requests used, and its name.
+        public var limitHeader: String? = nil
+        public var usedHeader: String? = nil
+        public var resourceHeader: String? = nil
     }
 
     /// The descriptor `describe`, the help and the argument parser use.
@@ -236,7 +244,7 @@ public struct ProviderDefinition: Sendable {
 
     private static func operation(_ reader: DefinitionReader) throws(DefinitionProblem) -> Operation {
         let fields = try reader.object(
-            allowed: ["name", "summary", "kind", "parameters", "request", "pagination", "records", "item", "order"],
+            allowed: ["name", "summary", "kind", "parameters", "request", "pagination", "records", "item", "order", "sandbox"],
             required: ["name", "summary", "kind", "request", "records", "item"])
         let name = try fields.required("name").identifier()
         let parameters = try fields["parameters"]?.array().map { (entry) throws(DefinitionProblem) in try parameter(entry) } ?? []
@@ -264,12 +272,15 @@ public struct ProviderDefinition: Sendable {
             parameters: parameters, writes: !["GET", "HEAD"].contains(method),
             // A paged operation without a declared page size may get one item a page: the bound that always holds.
             cost: RequestCost(pageSize: pagination.kind == .none ? nil : pagination.pageSize ?? 1))
-        return Operation(
+        var operation = Operation(
             descriptor: descriptor, method: method, path: path,
             query: try templates(request["query"], parameters: parameters, operation: name),
             headers: try templates(request["headers"], parameters: parameters, operation: name),
             pagination: pagination, records: try fields.required("records").jsonPath(), item: try item(fields.required("item")),
             order: order)
+        operation.dependencies = try ParameterDependency.read(fields["parameters"], declared: parameters.map(\.name))
+        operation.sandbox = try fields["sandbox"].map { (entry) throws(DefinitionProblem) in try DefinitionSandboxSpec(reading: entry) }
+        return operation
     }
 
     private static func order(_ reader: DefinitionReader) throws(DefinitionProblem) -> [ItemSort] {
@@ -283,7 +294,7 @@ public struct ProviderDefinition: Sendable {
 
     private static func parameter(_ reader: DefinitionReader) throws(DefinitionProblem) -> Parameter {
         let fields = try reader.object(
-            allowed: ["name", "type", "values", "minimum", "maximum", "required", "default", "positional", "valueName", "help"], required: ["name", "help"])
+            allowed: ["name", "type", "values", "minimum", "maximum", "required", "default", "positional", "valueName", "help", "onlyWith"], required: ["name", "help"])
         let name = try fields.required("name").identifier()
         let typeName = try fields["type"]?.word(["string", "integer", "number", "boolean", "enum"]) ?? "string"
         let minimum = try fields["minimum"]?.number(), maximum = try fields["maximum"]?.number()
@@ -403,12 +414,15 @@ public struct ProviderDefinition: Sendable {
     }
 
     private static func rateLimit(_ reader: DefinitionReader) throws(DefinitionProblem) -> RateLimit {
-        let fields = try reader.object(allowed: ["statuses", "remainingHeader", "resetHeader", "reset", "retryAfter"])
-        return RateLimit(
+        let fields = try reader.object(allowed: ["statuses", "remainingHeader", "resetHeader", "reset", "retryAfter", "limitHeader", "usedHeader", "resourceHeader"])
+        var limit = RateLimit(
             statuses: try fields["statuses"]?.array().map { (status) throws(DefinitionProblem) in try status.integer(in: 400...599) } ?? [429],
             remainingHeader: try fields["remainingHeader"]?.string(), resetHeader: try fields["resetHeader"]?.string(),
             resetIsEpoch: try fields["reset"]?.word(["epoch-seconds", "seconds"]) != "seconds",
             honoursRetryAfter: try fields["retryAfter"]?.bool() ?? true)
+        (limit.limitHeader, limit.usedHeader) = (try fields["limitHeader"]?.string(), try fields["usedHeader"]?.string())
+        limit.resourceHeader = try fields["resourceHeader"]?.string()
+        return limit
     }
 
     // MARK: Derived wording
