@@ -23,7 +23,7 @@ public struct DeclarativeProvider: RunnableProvider {
                 .config, "\(descriptor.name) has no sample data: its definition lists no samples for '\(operation.descriptor.name)'. Run it without --offline (--base-url URL for a server of your own)")
         }
         if descriptor.requiresCredentials, credential(query) == nil { throw descriptor.missingCredentialsError }
-        try ResultWindow.checkDependencies(of: operation, query: query, provider: descriptor.name)
+        try ResultWindow.checkDependencies(of: operation, query: query)
     }
 
     public func resolve(_ query: inout Query, using client: FetchClient) async throws {}

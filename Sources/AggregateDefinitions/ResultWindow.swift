@@ -34,7 +34,7 @@ struct ResultWindow {
     func kept(of count: Int) -> Int { min(count, max(0, maxResults - start)) }
 
     /// The usage error for a parameter given without the one the API needs beside it (`onlyWith`), naming both.
-    static func checkDependencies(of operation: ProviderDefinition.Operation, query: Query, provider: String) throws(AggregateError) {
+    static func checkDependencies(of operation: ProviderDefinition.Operation, query: Query) throws(AggregateError) {
         func isSet(_ name: String) -> Bool {
             guard let value = query.parameters[name] else { return false }
             if case .bool(false) = value { return false }
@@ -47,7 +47,7 @@ struct ResultWindow {
             } ?? " VALUE"
             throw AggregateError(
                 .usage,
-                "\(provider) \(operation.descriptor.name): --\(dependency.parameter) only applies with --\(dependency.needs) (the API ignores it otherwise); add --\(dependency.needs)\(values) or leave out --\(dependency.parameter)")
+                "\(operation.descriptor.name): --\(dependency.parameter) only applies with --\(dependency.needs) (the API ignores it without); add --\(dependency.needs)\(values) or leave out --\(dependency.parameter)")
         }
     }
 }
