@@ -11,6 +11,7 @@ public struct DefinitionSandbox: SandboxServing {
     public let definition: ProviderDefinition
     /// A sample file's text by its path as the definition lists it, or `nil` when it cannot be read.
     public let sample: @Sendable (String) -> String?
+    private let parsed = ParsedSamples()
 
     /// Creates the emulator of `definition`, reading samples through `sample`.
     public init(_ definition: ProviderDefinition, sample: @escaping @Sendable (String) -> String?) {
@@ -59,7 +60,7 @@ public struct DefinitionSandbox: SandboxServing {
         do throws(SandboxExit) {
             var response: SandboxResponse
             if let spec = operation.sandbox {
-                response = try SamplePool(operation: operation, spec: spec, files: files, sample: sample).response(for: request, context: context, error: fail)
+                response = try SamplePool(operation: operation, spec: spec, files: files, sample: sample, parsed: parsed).response(for: request, context: context, error: fail)
             } else {
                 response = try SamplePages(operation: operation, files: files, sample: sample).response(for: request, context: context, error: fail)
             }

@@ -13,6 +13,8 @@ struct SamplePool {
     let spec: DefinitionSandboxSpec
     let files: [String]
     let sample: @Sendable (String) -> String?
+    /// The samples already parsed, so a large pool is not parsed again for every request.
+    let parsed: ParsedSamples
 
     /// Where the requested page starts in the filtered pool, and how it is numbered.
     private struct Position {
@@ -97,7 +99,7 @@ struct SamplePool {
         var envelope: JSONValue?
         var records: [JSONValue] = []
         for file in files {
-            guard let text = sample(file), let body = try? JSONParser().parse(Data(text.utf8)),
+            guard let text = sample(file), let body = parsed.body(of: file, text: text),
                   let found = (try? operation.records.resolve(in: body))?.array
             else { throw SandboxExit(error(500, "the sample \(file) cannot be read as JSON with a '\(operation.records)' list")) }
             if envelope == nil { envelope = body }
@@ -232,5 +234,24 @@ struct SamplePool {
             links.append("<\(url(1))>; rel=\"first\"")
         }
         return links.isEmpty ? nil : links.joined(separator: ", ")
+    }
+}
+
+/// Parsed sample bodies by file, each kept with the text it was parsed from: a sample edited while the sandbox runs
+/// is parsed again, an unchanged one is not.
+final class ParsedSamples: @unchecked Sendable {
+    private let lock = NSLock()
+    private var bodies: [String: (text: String, body: JSONValue)] = [:]
+
+    func body(of file: String, text: String) -> JSONValue? {
+        lock.lock()
+        let cached = bodies[file]
+        lock.unlock()
+        if let cached, cached.text == text { return cached.body }
+        guard let body = try? JSONParser().parse(Data(text.utf8)) else { return nil }
+        lock.lock()
+        bodies[file] = (text, body)
+        lock.unlock()
+        return body
     }
 }

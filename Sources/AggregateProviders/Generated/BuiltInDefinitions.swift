@@ -232,7 +232,7 @@ public let builtInDefinitions: [(folder: String, json: String)] = [
   "textView": {"line": "{title}{metrics.points? · {metrics.points} points}{metrics.comments? · {metrics.comments} comments}{author? · {author}}{summary? — {summary}}"},
   "examples": [
     {"arguments": ["hackernews", "search", "swift"], "summary": "Stories and comments about Swift, most relevant first: the first page of 20."},
-    {"arguments": ["hackernews", "search", "swift", "--limit", "30"], "summary": "Thirty hits: pages 0 and 1 (the second in the pre-2023 shape, with nulls)."}
+    {"arguments": ["hackernews", "search", "swift", "--limit", "30"], "summary": "Thirty hits: pages 0 and 1 (the second's hits in the pre-2023 shape, with nulls)."}
   ],
   "samples": {"search": ["SampleData/search-1.json", "SampleData/search-2.json"]}
 }
