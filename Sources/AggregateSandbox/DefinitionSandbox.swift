@@ -160,7 +160,7 @@ public struct DefinitionSandbox: SandboxServing {
         var headers: [(String, String)] = []
         // Without a counted window, some requests left of 60: `remaining` and `used` still add up to `limit`.
         let size = window?.limit ?? 60
-        let used = exhausted ? max(size, window?.used ?? size) : window.map { min($0.used, $0.limit) } ?? 1
+        let used = exhausted ? size : window.map { min($0.used, $0.limit) } ?? 1
         if let name = limit.limitHeader { headers.append((name, String(size))) }
         if let name = limit.remainingHeader {
             headers.append((name, String(exhausted ? 0 : window?.remaining ?? 59)))

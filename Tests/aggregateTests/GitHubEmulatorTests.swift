@@ -152,6 +152,11 @@ import Testing
         #expect(withToken.headers["x-ratelimit-limit"] == "30")
         #expect(withToken.headers["x-ratelimit-used"] == "1")
         #expect(withToken.headers["x-ratelimit-remaining"] == "29")
+        for _ in 4...10 { _ = try await EmulatorFixtures.get(server, "/github/search/repositories?q=swift") }
+        let refused = try await EmulatorFixtures.get(server, "/github/search/repositories?q=swift")
+        #expect(refused.status == 403, "the 11th search in a minute without a token")
+        #expect(refused.headers["x-ratelimit-limit"] == "10" && refused.headers["x-ratelimit-used"] == "10")
+        #expect(refused.headers["x-ratelimit-remaining"] == "0" && refused.headers["x-ratelimit-resource"] == "search")
     }
 
     @Test func searchSendsNoCacheAndNoValidatorsWhileUserReposSendAnETagAnd304() async throws {
