@@ -5,7 +5,9 @@ public import AggregateSandboxKit
 public import Foundation
 
 /// The emulator of a provider definition: its samples served under `/<name>/...` with the definition's auth
-/// checks, paging (page number, offset, cursor, `Link` header), rate-limit headers and error shape.
+/// checks, paging (page number, offset, cursor, `Link` header), rate-limit headers and error shape. An operation
+/// with a `sandbox` section is answered from one pool of its samples' records (``SamplePool``); one without it gets
+/// its sample files as fixed pages (``SamplePages``).
 public struct DefinitionSandbox: SandboxServing {
     /// The definition emulated.
     public let definition: ProviderDefinition
