@@ -23,6 +23,7 @@ public struct DeclarativeProvider: RunnableProvider {
                 .config, "\(descriptor.name) has no sample data: its definition lists no samples for '\(operation.descriptor.name)'. Run it without --offline (--base-url URL for a server of your own)")
         }
         if descriptor.requiresCredentials, credential(query) == nil { throw descriptor.missingCredentialsError }
+        try ResultWindow.checkDependencies(of: operation, query: query)
     }
 
     public func resolve(_ query: inout Query, using client: FetchClient) async throws {
@@ -69,7 +70,11 @@ public struct DeclarativeProvider: RunnableProvider {
     /// One page of `operation`: its kept records as items, and where its next page is.
     func page(_ page: RawPage, of operation: ProviderDefinition.Operation) throws -> Page {
         let json = try page.json()
-        let (records, kept) = try records(operation, in: json)
+        let all = try records(of: operation, in: json)
+        // Never past `maxResults`: GitHub serves page 34 whole (results 991-1020) although its window is 1,000.
+        let window = ResultWindow(paging: operation.pagination, url: page.url)
+        let records = window.map { Array(all.prefix($0.kept(of: all.count))) } ?? all
+        let kept = operation.filter.map { filter in records.filter(filter.accepts) } ?? records
         let mapper = DefinitionMapper(provider: descriptor.name, operation: operation, source: definition.source)
         let mapped = kept.compactMap { mapper.item(from: $0) }
         if mapped.isEmpty, let first = kept.first { throw unmappable(operation, record: first, count: kept.count) }
@@ -77,7 +82,7 @@ public struct DeclarativeProvider: RunnableProvider {
         let items = operation.order.reversed().reduce(mapped) { items, sort in sort.sorted(items) }
         let paging = operation.pagination
         let total = paging.totalCountPath.flatMap { try? $0.resolve(in: json) }.flatMap { $0.int ?? $0.string.flatMap { Int($0) } }
-        let next = records.isEmpty ? nil : DefinitionPaging(paging).next(after: page, json: json, records: records.count, total: total)
+        let next = records.isEmpty || records.count < all.count ? nil : DefinitionPaging(paging).next(after: page, json: json, records: records.count, total: total)
         return Page(items: items, next: next, totalCount: total)
     }
 

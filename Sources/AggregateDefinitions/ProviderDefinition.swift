@@ -35,6 +35,10 @@ public struct ProviderDefinition: Sendable {
         public var parent: ParentRequest? = nil
         /// Where the operation is in its definition (`/operations/0`), for messages about it.
         public var pointer = "/operations"
+        /// How its emulator behaves (`sandbox`), or `nil` for the samples served as fixed pages.
+        public var sandbox: DefinitionSandboxSpec? = nil
+        /// Parameters sent only beside another (`onlyWith`).
+        public var dependencies: [ParameterDependency] = []
     }
 
     /// How an operation pages.
@@ -92,6 +96,10 @@ public struct ProviderDefinition: Sendable {
         public var resetHeader: String?
         public var resetIsEpoch: Bool
         public var honoursRetryAfter: Bool
+        /// The emulator's other headers of the counted budget: its size, the requests used, and its name.
+        public var limitHeader: String? = nil
+        public var usedHeader: String? = nil
+        public var resourceHeader: String? = nil
     }
 
     /// The descriptor `describe`, the help and the argument parser use.
@@ -247,7 +255,7 @@ public struct ProviderDefinition: Sendable {
 
     private static func operation(_ reader: DefinitionReader) throws(DefinitionProblem) -> Operation {
         let fields = try reader.object(
-            allowed: ["name", "summary", "kind", "parameters", "request", "pagination", "records", "item", "order", "filter", "parent"],
+            allowed: ["name", "summary", "kind", "parameters", "request", "pagination", "records", "item", "order", "filter", "parent", "sandbox"],
             required: ["name", "summary", "kind", "request", "records", "item"])
         let name = try fields.required("name").identifier()
         let parameters = try fields["parameters"]?.array().map { (entry) throws(DefinitionProblem) in try parameter(entry) } ?? []
@@ -278,13 +286,16 @@ public struct ProviderDefinition: Sendable {
             parameters: parameters, writes: !["GET", "HEAD"].contains(method),
             // A paged operation without a declared page size may get one item a page: the bound that always holds.
             cost: RequestCost(pageSize: pagination.kind == .none ? nil : pagination.pageSize ?? 1))
-        return Operation(
+        var operation = Operation(
             descriptor: descriptor, method: method, path: path,
             query: try templates(request["query"], parameters: parameters + filled, operation: name),
             headers: try templates(request["headers"], parameters: parameters + filled, operation: name),
             pagination: pagination, records: try fields.required("records").jsonPath(), item: try item(fields.required("item")),
             order: order, filter: try fields["filter"].map { (entry) throws(DefinitionProblem) in try RecordFilter(reading: entry) }, parent: parent,
             pointer: reader.pointer)
+        operation.dependencies = try ParameterDependency.read(fields["parameters"], declared: parameters.map(\.name))
+        operation.sandbox = try fields["sandbox"].map { (entry) throws(DefinitionProblem) in try DefinitionSandboxSpec(reading: entry) }
+        return operation
     }
 
     private static func order(_ reader: DefinitionReader) throws(DefinitionProblem) -> [ItemSort] {
@@ -298,7 +309,7 @@ public struct ProviderDefinition: Sendable {
 
     private static func parameter(_ reader: DefinitionReader) throws(DefinitionProblem) -> Parameter {
         let fields = try reader.object(
-            allowed: ["name", "type", "values", "minimum", "maximum", "required", "default", "positional", "freeText", "valueName", "help"], required: ["name", "help"])
+            allowed: ["name", "type", "values", "minimum", "maximum", "required", "default", "positional", "freeText", "valueName", "help", "onlyWith"], required: ["name", "help"])
         let name = try fields.required("name").identifier()
         let typeName = try fields["type"]?.word(["string", "integer", "number", "boolean", "enum"]) ?? "string"
         let minimum = try fields["minimum"]?.number(), maximum = try fields["maximum"]?.number()
@@ -418,12 +429,15 @@ public struct ProviderDefinition: Sendable {
     }
 
     private static func rateLimit(_ reader: DefinitionReader) throws(DefinitionProblem) -> RateLimit {
-        let fields = try reader.object(allowed: ["statuses", "remainingHeader", "resetHeader", "reset", "retryAfter"])
-        return RateLimit(
+        let fields = try reader.object(allowed: ["statuses", "remainingHeader", "resetHeader", "reset", "retryAfter", "limitHeader", "usedHeader", "resourceHeader"])
+        var limit = RateLimit(
             statuses: try fields["statuses"]?.array().map { (status) throws(DefinitionProblem) in try status.integer(in: 400...599) } ?? [429],
             remainingHeader: try fields["remainingHeader"]?.string(), resetHeader: try fields["resetHeader"]?.string(),
             resetIsEpoch: try fields["reset"]?.word(["epoch-seconds", "seconds"]) != "seconds",
             honoursRetryAfter: try fields["retryAfter"]?.bool() ?? true)
+        (limit.limitHeader, limit.usedHeader) = (try fields["limitHeader"]?.string(), try fields["usedHeader"]?.string())
+        limit.resourceHeader = try fields["resourceHeader"]?.string()
+        return limit
     }
 
     // MARK: Derived wording

@@ -5,12 +5,15 @@ public import AggregateSandboxKit
 public import Foundation
 
 /// The emulator of a provider definition: its samples served under `/<name>/...` with the definition's auth
-/// checks, paging (page number, offset, cursor, `Link` header), rate-limit headers and error shape.
+/// checks, paging (page number, offset, cursor, `Link` header), rate-limit headers and error shape. An operation
+/// with a `sandbox` section is answered from one pool of its samples' records (``SamplePool``); one without it gets
+/// its sample files as fixed pages (``SamplePages``).
 public struct DefinitionSandbox: SandboxServing {
     /// The definition emulated.
     public let definition: ProviderDefinition
     /// A sample file's text by its path as the definition lists it, or `nil` when it cannot be read.
     public let sample: @Sendable (String) -> String?
+    private let parsed = ParsedSamples()
 
     /// Creates the emulator of `definition`, reading samples through `sample`.
     public init(_ definition: ProviderDefinition, sample: @escaping @Sendable (String) -> String?) {
@@ -29,6 +32,12 @@ public struct DefinitionSandbox: SandboxServing {
 
     /// The validators the definition's `sandboxCaching` declares (an ETag when it declares none).
     public var sandboxCaching: APICaching { definition.sandboxCaching }
+
+    /// The caching of the operation `request` is for, when its `sandbox` section declares one.
+    public func sandboxCaching(for request: SandboxRequest) -> APICaching {
+        let operation = definition.operations.first { SamplePath.matches($0.path, request.path) && $0.method == request.method }
+        return operation?.sandbox?.caching ?? definition.sandboxCaching
+    }
 
     public var sandboxEnvironment: [String: String] {
         Dictionary(definition.credentials.map { ($0.variable.name, $0.sandboxValue) }, uniquingKeysWith: { first, _ in first })
@@ -51,9 +60,13 @@ public struct DefinitionSandbox: SandboxServing {
         guard !files.isEmpty else {
             return fail(404, "the definition of \(definition.name) lists no samples for '\(operation.descriptor.name)'")
         }
-        let pages = SamplePages(operation: operation, files: files, sample: sample)
         do throws(SandboxExit) {
-            var response = try pages.response(for: request, context: context, error: fail)
+            var response: SandboxResponse
+            if let spec = operation.sandbox {
+                response = try SamplePool(operation: operation, spec: spec, files: files, sample: sample, parsed: parsed).response(for: request, context: context, error: fail)
+            } else {
+                response = try SamplePages(operation: operation, files: files, sample: sample).response(for: request, context: context, error: fail)
+            }
             for (name, value) in rateLimitHeaders(exhausted: false, now: context.now, window: budget.window) where response.headers[name] == nil {
                 response.headers.add(name, value)
             }
@@ -84,9 +97,9 @@ public struct DefinitionSandbox: SandboxServing {
     /// `aggregate sandbox --rate-limit <name>=N/WINDOW` shrinks it. Over the budget: the first rate-limit status.
     /// - Returns: the refusal, if any, and the counted window with the fewest requests left, which the rate-limit
     ///   headers report as the real API does (`nil` when nothing is counted).
-    private func countAgainstBudgets(_ request: SandboxRequest, context: SandboxContext) -> (refused: SandboxResponse?, window: SandboxRateWindow?) {
+    private func countAgainstBudgets(_ request: SandboxRequest, context: SandboxContext) -> (refused: SandboxResponse?, window: CountedWindow?) {
         var counted: [String] = []
-        var tightest: SandboxRateWindow?
+        var tightest: CountedWindow?
         for budget in definition.descriptor.rateBudgets where !counted.contains(budget.name) {
             if let variable = budget.whenSet {
                 let credential = definition.credentials.first { $0.variable.name == variable }
@@ -96,12 +109,18 @@ public struct DefinitionSandbox: SandboxServing {
             let pattern = budget.paths.first { $0.matches(request.path) }
             guard budget.paths.isEmpty || pattern != nil else { continue }
             let key = budget.perEndpoint ? "\(budget.bucketName) \(pattern.map { "\($0)" } ?? "")" : budget.bucketName
-            guard let window = context.countRequest(provider: definition.name, budget: key, limit: budget.requests, window: budget.window) else { continue }
-            if window.isExceeded {
-                let status = definition.rateLimit?.statuses.first ?? 429
-                return (error(status, "rate limit exceeded (\(window.limit) requests per window)", context: context, window: window), window)
+            guard let counted = context.countRequest(provider: definition.name, budget: key, limit: budget.requests, window: budget.window) else {
+                // Not counted (`--offline`): the headers tell this request as the first of a fresh window.
+                let fresh = CountedWindow(budget: budget.name, window: SandboxRateWindow(limit: budget.requests, used: 1, resets: context.now.addingTimeInterval(budget.window)))
+                if tightest == nil { tightest = fresh }
+                continue
             }
-            if tightest.map({ window.remaining < $0.remaining }) ?? true { tightest = window }
+            let window = CountedWindow(budget: budget.name, window: counted)
+            if counted.isExceeded {
+                let status = definition.rateLimit?.statuses.first ?? 429
+                return (error(status, "rate limit exceeded (\(counted.limit) requests per window)", context: context, window: window), window)
+            }
+            if tightest.map({ counted.remaining < $0.window.remaining }) ?? true { tightest = window }
         }
         return (nil, tightest)
     }
@@ -119,7 +138,7 @@ public struct DefinitionSandbox: SandboxServing {
     }
 
     /// The definition's error body (`errors.body`, `{status}` and `{message}` filled in) with `status`.
-    func error(_ status: Int, _ message: String, context: SandboxContext, window: SandboxRateWindow? = nil) -> SandboxResponse {
+    func error(_ status: Int, _ message: String, context: SandboxContext, window: CountedWindow? = nil) -> SandboxResponse {
         func fill(_ value: JSONValue) -> JSONValue {
             switch value {
             case .string(let text):
@@ -138,12 +157,19 @@ public struct DefinitionSandbox: SandboxServing {
     /// The declared rate-limit headers. When the sandbox counts requests, they tell the counted `window` (requests
     /// left, and when it closes); otherwise (`--offline`, or no budget declared) some requests left, or none left
     /// with the reset a minute ahead.
-    private func rateLimitHeaders(exhausted: Bool, now: Date, window: SandboxRateWindow?) -> [(String, String)] {
+    private func rateLimitHeaders(exhausted: Bool, now: Date, window counted: CountedWindow?) -> [(String, String)] {
         guard let limit = definition.rateLimit else { return [] }
+        let window = counted?.window
         var headers: [(String, String)] = []
+        // Without a counted window, some requests left of 60: `remaining` and `used` still add up to `limit`.
+        let size = window?.limit ?? 60
+        let used = exhausted ? size : window.map { min($0.used, $0.limit) } ?? 1
+        if let name = limit.limitHeader { headers.append((name, String(size))) }
         if let name = limit.remainingHeader {
             headers.append((name, String(exhausted ? 0 : window?.remaining ?? 59)))
         }
+        if let name = limit.usedHeader { headers.append((name, String(used))) }
+        if let name = limit.resourceHeader, let budget = counted?.budget { headers.append((name, budget)) }
         if let name = limit.resetHeader {
             let value: Int
             if let resets = window?.resets {
@@ -156,6 +182,12 @@ public struct DefinitionSandbox: SandboxServing {
         }
         return headers
     }
+}
+
+/// A budget's counted window, with the budget's name (what GitHub's `x-ratelimit-resource` tells).
+struct CountedWindow {
+    var budget: String
+    var window: SandboxRateWindow
 }
 
 /// An operation's sample pages, served by its paging kind.

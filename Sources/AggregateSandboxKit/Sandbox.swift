@@ -176,10 +176,16 @@ public protocol SandboxServing: Sendable {
     func sandboxFaultResponse(status: Int, request: SandboxRequest, context: SandboxContext) -> SandboxResponse?
     /// Which validators its successful GET answers carry, for conditional requests (see ``SandboxProviding/sandboxCaching``).
     var sandboxCaching: APICaching { get }
+    /// The validators of the answer to `request` (default: ``sandboxCaching``), for emulators whose endpoints differ,
+    /// as GitHub's search (`no-cache`, no validator) and its user repositories (an ETag) do. `request.path` is the
+    /// path below the mount point.
+    func sandboxCaching(for request: SandboxRequest) -> APICaching
 }
 
 extension SandboxServing {
     public var sandboxCaching: APICaching { .etag }
+
+    public func sandboxCaching(for request: SandboxRequest) -> APICaching { sandboxCaching }
 }
 
 /// A ``SandboxProviding`` type as a ``SandboxServing`` value.

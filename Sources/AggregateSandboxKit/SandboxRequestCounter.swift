@@ -34,6 +34,11 @@ public struct SandboxRateWindow: Sendable, Equatable {
     /// When it closes.
     public var resets: Date
 
+    /// Creates a window (an emulator's picture of one it does not count, e.g. under `--offline`).
+    public init(limit: Int, used: Int, resets: Date) {
+        (self.limit, self.used, self.resets) = (limit, used, resets)
+    }
+
     /// The requests left (never below zero).
     public var remaining: Int { max(0, limit - used) }
     /// Whether this request is over the limit.

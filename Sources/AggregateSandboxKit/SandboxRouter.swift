@@ -38,7 +38,7 @@ public struct SandboxRouter: Sendable {
                 baseURL: candidate.mount.isEmpty ? serverURL : serverURL.appendingEndpoint(candidate.mount),
                 now: now, store: store, settings: settings, requestCounter: requestCounter)
             if let response = candidate.provider.sandboxResponse(for: routed, context: context) {
-                return (candidate.provider.providerName, conditional.apply(candidate.provider.sandboxCaching, request: request, response: response, now: now))
+                return (candidate.provider.providerName, conditional.apply(candidate.provider.sandboxCaching(for: routed), request: request, response: response, now: now))
             }
         }
         let body: JSONValue = [

@@ -224,6 +224,9 @@ enum ProviderCommand {
         if !invocation.common.quiet, let warning = FieldWarnings.absentMetrics(in: result) {
             context.console.err("warning: \(invocation.name): \(warning)\n")
         }
+        if !invocation.common.quiet, let note = ResultWindowNote.note(result, invocation: invocation) {
+            context.console.err("note: \(invocation.name): \(note)\n")
+        }
         if invocation.common.verbose { reportRepairs(result, context: context) }
         let keepError = await keep(result, invocation: invocation, context: context)
         await Pager.paging(invocation.common.mayPage, context: context) { context in

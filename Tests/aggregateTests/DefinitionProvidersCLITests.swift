@@ -44,7 +44,7 @@ import aggregate
         let items = try #require(result["items"]?.array)
         #expect(items.count == 40)
         #expect(result["meta"]?["pages"] == 2, "the second page through the Link header")
-        #expect(result["meta"]?["totalCount"] == 42)
+        #expect(result["meta"]?["totalCount"] == 59, "the repositories that mention swift")
         let first = try #require(items.first)
         #expect(first["kind"] == "repository")
         #expect(first["id"] == "612000000")

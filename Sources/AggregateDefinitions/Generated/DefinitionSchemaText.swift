@@ -87,7 +87,8 @@ let definitionSchemaText = ##"""
         "positional": {"type": "boolean", "default": false},
         "freeText": {"type": "boolean", "description": "For the last positional string: whether several words are joined into one value (default true); false for one that names a thing, such as a user name, so that a second word is an error."},
         "valueName": {"type": "string", "minLength": 1},
-        "help": {"type": "string", "minLength": 1}
+        "help": {"type": "string", "minLength": 1},
+        "onlyWith": {"$ref": "#/$defs/identifier", "description": "Another parameter the API needs beside this one (it ignores this one without it): giving this one alone is a usage error."}
       },
       "if": {"properties": {"type": {"const": "enum"}}, "required": ["type"]},
       "then": {"required": ["values"]}
@@ -243,7 +244,128 @@ let definitionSchemaText = ##"""
             "fields": {"type": "object", "additionalProperties": {"$ref": "#/$defs/jsonPath"}, "description": "extra name -> JSON path into the parent record, copied into each child item."},
             "limit": {"type": "integer", "minimum": 1, "maximum": 1000, "description": "The most parent records used: the cap on the fan-out."}
           }
-        }
+        },
+        "sandbox": {"$ref": "#/$defs/sandbox"}
+      }
+    },
+    "sandbox": {
+      "type": "object",
+      "additionalProperties": false,
+      "description": "How the emulator behaves like the real API (docs/provider-definitions.md, 'The emulator'): the records of all the operation's samples are one pool, and each answer is the first sample's envelope with the records the request selects and the totals and echoes recomputed.",
+      "properties": {
+        "parameters": {
+          "type": "object",
+          "description": "Checks of query parameters by name: a required one absent or empty is code 'missing'; a value outside values or the range is code 'invalid'.",
+          "additionalProperties": {
+            "type": "object",
+            "additionalProperties": false,
+            "properties": {
+              "required": {"type": "boolean", "default": false},
+              "values": {"type": "array", "minItems": 1, "items": {"type": "string", "minLength": 1}},
+              "minimum": {"type": "integer", "description": "The value must be a whole number from this."},
+              "maximum": {"type": "integer", "description": "The value must be a whole number up to this."}
+            }
+          }
+        },
+        "invalid": {"$ref": "#/$defs/sandboxError", "description": "The answer to a failed check; a 400 in errors.body when absent."},
+        "pageSize": {
+          "type": "object",
+          "required": ["parameter", "default", "maximum"],
+          "additionalProperties": false,
+          "description": "The page-size parameter; a value outside minimum..maximum is clamped into it.",
+          "properties": {
+            "parameter": {"type": "string", "minLength": 1},
+            "default": {"type": "integer", "minimum": 0},
+            "minimum": {"type": "integer", "minimum": 0, "default": 1},
+            "maximum": {"type": "integer", "minimum": 1, "maximum": 100000}
+          }
+        },
+        "window": {
+          "type": "object",
+          "required": ["results", "past"],
+          "additionalProperties": false,
+          "description": "The API's result window: the first 'results' records of a query and no more.",
+          "properties": {
+            "results": {"type": "integer", "minimum": 1},
+            "lastPage": {"enum": ["whole", "cut"], "default": "whole", "description": "Whether the page across the window is served whole (GitHub) or cut at it (Algolia)."},
+            "past": {
+              "type": "object",
+              "additionalProperties": false,
+              "description": "A page that starts past the window: {status, body} an error, or {set} an empty page with these top-level members set.",
+              "properties": {
+                "status": {"type": "integer", "minimum": 200, "maximum": 599},
+                "body": {"type": "object"},
+                "set": {"type": "object"}
+              }
+            }
+          }
+        },
+        "filters": {
+          "type": "array",
+          "items": {
+            "type": "object",
+            "required": ["parameter"],
+            "additionalProperties": false,
+            "description": "A query parameter that selects records, by exactly one of words, equals, tags or numeric.",
+            "properties": {
+              "parameter": {"type": "string", "minLength": 1},
+              "words": {"type": "array", "minItems": 1, "items": {"$ref": "#/$defs/jsonPath"}, "description": "Every word must be a word of one of these fields (case-insensitive)."},
+              "prefixLast": {"type": "boolean", "default": false, "description": "The last word also matches as a prefix."},
+              "qualifiers": {
+                "type": "object",
+                "description": "name:value words that select by a field instead (GitHub's language:, user:, stars:>N).",
+                "additionalProperties": {
+                  "type": "object",
+                  "required": ["field"],
+                  "additionalProperties": false,
+                  "properties": {"field": {"$ref": "#/$defs/jsonPath"}, "numeric": {"type": "boolean", "default": false}}
+                }
+              },
+              "equals": {"$ref": "#/$defs/jsonPath", "description": "The field equals the value (case-insensitive)."},
+              "tags": {"$ref": "#/$defs/jsonPath", "description": "Algolia's tags over this array: a,b both, (a,b) either."},
+              "numeric": {"type": "object", "additionalProperties": {"$ref": "#/$defs/jsonPath"}, "description": "Algolia's numericFilters: attribute name -> record field."},
+              "invalidMessage": {"type": "string", "minLength": 1, "description": "The message of a condition that does not parse; {value} is the condition."}
+            }
+          }
+        },
+        "sort": {
+          "type": "array",
+          "description": "Orders of the pool; the first that applies wins, none keeps the samples' order (best match, relevance).",
+          "items": {
+            "type": "object",
+            "additionalProperties": false,
+            "properties": {
+              "path": {"type": "string", "pattern": "^/", "description": "Applies only to this request path."},
+              "by": {"$ref": "#/$defs/jsonPath", "description": "A fixed order by this record field."},
+              "descending": {"type": "boolean", "default": false},
+              "parameter": {"type": "string", "minLength": 1, "description": "An order chosen by this parameter's value."},
+              "fields": {"type": "object", "additionalProperties": {"$ref": "#/$defs/jsonPath"}, "description": "The parameter's values and their record fields."},
+              "orderParameter": {"type": "string", "minLength": 1, "description": "The parameter that sets the direction: its 'ascending' value ascends, anything else descends."},
+              "ascending": {"type": "string", "minLength": 1, "default": "asc"}
+            }
+          }
+        },
+        "echo": {
+          "type": "object",
+          "description": "Envelope paths and what they echo.",
+          "additionalProperties": {
+            "oneOf": [
+              {"enum": ["total", "pages", "page", "pageSize", "queryString"]},
+              {"type": "object", "required": ["parameter"], "additionalProperties": false, "properties": {"parameter": {"type": "string", "minLength": 1}, "default": {"type": "string"}}},
+              {"type": "object", "required": ["queryString"], "additionalProperties": false, "properties": {"queryString": {"type": "object", "additionalProperties": false, "properties": {"suffix": {"type": "string"}}}}}
+            ]
+          }
+        },
+        "caching": {"$ref": "#/$defs/sandboxCaching", "description": "This operation's validators, over the definition's sandboxCaching."}
+      }
+    },
+    "sandboxError": {
+      "type": "object",
+      "required": ["status", "body"],
+      "additionalProperties": false,
+      "properties": {
+        "status": {"type": "integer", "minimum": 200, "maximum": 599},
+        "body": {"type": "object", "description": "Strings may hold {message}, {parameter} and {code}."}
       }
     },
     "recordFilter": {
@@ -291,7 +413,10 @@ let definitionSchemaText = ##"""
         "remainingHeader": {"type": "string", "minLength": 1},
         "resetHeader": {"type": "string", "minLength": 1},
         "reset": {"enum": ["epoch-seconds", "seconds"], "default": "epoch-seconds"},
-        "retryAfter": {"type": "boolean", "default": true}
+        "retryAfter": {"type": "boolean", "default": true},
+        "limitHeader": {"type": "string", "minLength": 1, "description": "The emulator's header with the counted budget's size."},
+        "usedHeader": {"type": "string", "minLength": 1, "description": "The emulator's header with the requests used in the window."},
+        "resourceHeader": {"type": "string", "minLength": 1, "description": "The emulator's header with the counted budget's name (GitHub's x-ratelimit-resource)."}
       }
     },
     "itemKind": {"type": "string", "pattern": "^[a-z][a-z0-9-]*$", "description": "An item kind: lower-case letters, digits and '-', starting with a letter (the result schema's pattern)."},

@@ -36,7 +36,7 @@ public let builtInDefinitions: [(folder: String, json: String)] = [
       "parameters": [
         {"name": "query", "positional": true, "required": true, "valueName": "QUERY", "help": "Words and qualifiers, e.g. 'swift stars:>100'."},
         {"name": "sort", "type": "enum", "values": ["stars", "forks", "updated"], "help": "GitHub's order: by stars, forks or last update instead of best match (a field, e.g. -createdAt, sorts the fetched items locally instead)."},
-        {"name": "order", "type": "enum", "values": ["desc", "asc"], "help": "The order of --sort (GitHub's default: desc)."},
+        {"name": "order", "type": "enum", "values": ["desc", "asc"], "onlyWith": "sort", "help": "The order of --sort (GitHub's default: desc); only with --sort, which GitHub needs beside it."},
         {"name": "language", "valueName": "LANGUAGE", "help": "Only repositories in this language, e.g. Swift (adds language:LANGUAGE to the query)."}
       ],
       "request": {
@@ -45,6 +45,42 @@ public let builtInDefinitions: [(folder: String, json: String)] = [
       },
       "pagination": {"kind": "link", "pageSize": 30, "pageSizeParameter": "per_page", "totalCountPath": "total_count", "maxResults": 1000},
       "records": "items",
+      "sandbox": {
+        "parameters": {
+          "q": {"required": true},
+          "sort": {"values": ["stars", "forks", "help-wanted-issues", "updated"]},
+          "order": {"values": ["desc", "asc"]}
+        },
+        "invalid": {
+          "status": 422,
+          "body": {"message": "Validation Failed", "errors": [{"resource": "Search", "field": "{parameter}", "code": "{code}"}], "documentation_url": "https://docs.github.com/v3/search/", "status": "422"}
+        },
+        "pageSize": {"parameter": "per_page", "default": 30, "maximum": 100},
+        "window": {
+          "results": 1000,
+          "lastPage": "whole",
+          "past": {"status": 422, "body": {"message": "Only the first 1000 search results are available", "documentation_url": "https://docs.github.com/v3/search/", "status": "422"}}
+        },
+        "filters": [
+          {
+            "parameter": "q",
+            "words": ["name", "description", "topics"],
+            "qualifiers": {
+              "language": {"field": "language"},
+              "user": {"field": "owner.login"},
+              "org": {"field": "owner.login"},
+              "topic": {"field": "topics"},
+              "stars": {"field": "stargazers_count", "numeric": true},
+              "forks": {"field": "forks_count", "numeric": true}
+            }
+          }
+        ],
+        "sort": [
+          {"parameter": "sort", "fields": {"stars": "stargazers_count", "forks": "forks_count", "updated": "updated_at"}, "orderParameter": "order", "ascending": "asc"}
+        ],
+        "echo": {"total_count": "total"},
+        "caching": {"validators": "none", "cacheControl": "no-cache"}
+      },
       "item": {
         "id": "id",
         "title": "full_name",
@@ -107,6 +143,12 @@ public let builtInDefinitions: [(folder: String, json: String)] = [
       },
       "pagination": {"kind": "link", "pageSize": 30, "pageSizeParameter": "per_page"},
       "records": ".",
+      "sandbox": {
+        "parameters": {"type": {"values": ["owner", "all", "member"]}, "sort": {"values": ["full_name", "created", "updated", "pushed"]}, "direction": {"values": ["asc", "desc"]}},
+        "pageSize": {"parameter": "per_page", "default": 30, "maximum": 100},
+        "sort": [{"parameter": "sort", "fields": {"created": "created_at", "updated": "updated_at", "pushed": "pushed_at"}, "orderParameter": "direction", "ascending": "asc"}],
+        "caching": {"validators": "etag", "cacheControl": "private, max-age=60"}
+      },
       "item": {
         "id": "id",
         "title": "full_name",
@@ -179,8 +221,11 @@ public let builtInDefinitions: [(folder: String, json: String)] = [
   },
   "rateLimit": {
     "statuses": [403, 429],
+    "limitHeader": "x-ratelimit-limit",
     "remainingHeader": "x-ratelimit-remaining",
+    "usedHeader": "x-ratelimit-used",
     "resetHeader": "x-ratelimit-reset",
+    "resourceHeader": "x-ratelimit-resource",
     "reset": "epoch-seconds",
     "retryAfter": true
   },
@@ -198,7 +243,7 @@ public let builtInDefinitions: [(folder: String, json: String)] = [
     {"arguments": ["github", "user-repos", "swift", "--limit", "5"], "summary": "The repositories of the users a search for 'swift' finds, forks left out: one search, then each user's repositories until five."}
   ],
   "samples": {
-    "search": ["SampleData/search-1.json", "SampleData/search-2.json"],
+    "search": ["SampleData/search-1.json", "SampleData/search-2.json", "SampleData/search-3.json"],
     "users": ["SampleData/users-1.json"],
     "repos?username=tidewater-dev": ["SampleData/repos-tidewater-dev.json"],
     "repos?username=lamplighter": ["SampleData/repos-lamplighter.json"],
@@ -235,6 +280,40 @@ public let builtInDefinitions: [(folder: String, json: String)] = [
         "totalPagesPath": "nbPages", "totalCountPath": "nbHits", "maxResults": 1000
       },
       "records": "hits",
+      "sandbox": {
+        "invalid": {"status": 400, "body": {"code": 400, "message": "{message}"}},
+        "pageSize": {"parameter": "hitsPerPage", "default": 20, "minimum": 0, "maximum": 1000},
+        "window": {
+          "results": 1000,
+          "lastPage": "cut",
+          "past": {
+            "status": 200,
+            "set": {
+              "message": "you can only fetch the 1000 hits for this query. You can extend the number of hits returned via the paginationLimitedTo index parameter or use the browse method. You can read our FAQ for more details about browsing: https://www.algolia.com/doc/faq/index-configuration/how-can-i-retrieve-all-the-records-in-my-index",
+              "nbHits": 0,
+              "nbPages": 0
+            }
+          }
+        },
+        "filters": [
+          {"parameter": "query", "words": ["title", "url", "author", "story_text", "comment_text", "story_title", "story_url"], "prefixLast": true},
+          {"parameter": "tags", "tags": "_tags"},
+          {
+            "parameter": "numericFilters",
+            "numeric": {"created_at_i": "created_at_i", "points": "points", "num_comments": "num_comments"},
+            "invalidMessage": "Invalid syntax for numeric condition:{value}"
+          }
+        ],
+        "sort": [{"path": "/search_by_date", "by": "created_at_i", "descending": true}],
+        "echo": {
+          "nbHits": "total",
+          "nbPages": "pages",
+          "page": "page",
+          "hitsPerPage": "pageSize",
+          "query": {"parameter": "query", "default": ""},
+          "params": {"queryString": {"suffix": "&advancedSyntax=true&analyticsTags=backend"}}
+        }
+      },
       "item": {
         "kind": {"path": "_tags", "oneOf": ["story", "comment"]},
         "id": "objectID",
@@ -267,7 +346,7 @@ public let builtInDefinitions: [(folder: String, json: String)] = [
   "textView": {"line": "{title}{metrics.points? · {metrics.points} points}{metrics.comments? · {metrics.comments} comments}{author? · {author}}{summary? — {summary}}"},
   "examples": [
     {"arguments": ["hackernews", "search", "swift"], "summary": "Stories and comments about Swift, most relevant first: the first page of 20."},
-    {"arguments": ["hackernews", "search", "swift", "--limit", "30"], "summary": "Thirty hits: pages 0 and 1 (the second in the pre-2023 shape, with nulls)."}
+    {"arguments": ["hackernews", "search", "swift", "--limit", "30"], "summary": "Thirty hits: pages 0 and 1 (the second's hits in the pre-2023 shape, with nulls)."}
   ],
   "samples": {"search": ["SampleData/search-1.json", "SampleData/search-2.json"]}
 }
