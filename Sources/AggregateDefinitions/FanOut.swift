@@ -102,7 +102,7 @@ extension DeclarativeProvider {
         let spec: HTTPRequestSpec
         if let current = state.queue.first {
             var child = query
-            for (name, value) in current.parameters.members.map({ ($0.key, $0.value) }) { child.parameters[name] = value }
+            for member in current.parameters.members { child.parameters[member.key] = member.value }
             spec = try request(operation, query: child, cursor: state.childCursor)
         } else {
             var parentQuery = query

@@ -12,7 +12,9 @@ import Foundation
 public struct ParentRequest: Sendable, Equatable {
     /// A name and the path into a parent record its value comes from.
     public struct Binding: Sendable, Equatable {
+        /// The child's placeholder (in `parameters`) or the item's `extra` key (in `fields`).
         public var name: String
+        /// Where the value is in a parent record.
         public var path: JSONPath
     }
 
