@@ -9,6 +9,8 @@ public struct ProviderDefinition: Sendable {
     public struct Credential: Sendable, Equatable {
         public var variable: AuthVariable
         public var sandboxValue: String
+        /// `oauth2-client-id` or `oauth2-client-secret` for the two halves of an OAuth2 client (``DefinitionOAuth2``).
+        public var oauth2Role: String? = nil
     }
 
     /// A name and a template (a query parameter or a header).
@@ -105,6 +107,9 @@ public struct ProviderDefinition: Sendable {
     /// Sample files per operation, first page first, relative to the definition's folder.
     public var samples: [String: [String]]
 
+    /// The OAuth2 client-credentials grant (`oauth2`), or `nil` when the credentials are sent as they are.
+    public var oauth2: DefinitionOAuth2?
+
     /// The provider's name.
     public var name: String { descriptor.name }
 
@@ -122,7 +127,7 @@ public struct ProviderDefinition: Sendable {
     static let topFields = [
         "$schema", "formatVersion", "name", "displayName", "summary", "docsURL", "baseURL", "baseURLVariables", "authStyle",
         "paginationStyle", "auth", "headers", "operations", "errors", "rateLimit", "textView", "examples", "samples",
-        "rateBudgets", "cache", "sandboxCaching",
+        "rateBudgets", "cache", "sandboxCaching", "oauth2",
     ]
 
     init(reading reader: DefinitionReader) throws(DefinitionProblem) {
@@ -132,6 +137,7 @@ public struct ProviderDefinition: Sendable {
         let baseURL: String?
         if case .null = top.required("baseURL").value { baseURL = nil } else { baseURL = try top.required("baseURL").string() }
         credentials = try top["auth"]?.array().map { (entry) throws(DefinitionProblem) in try Self.credential(entry) } ?? []
+        oauth2 = try DefinitionOAuth2(reading: top["oauth2"], credentials: credentials, auth: top["auth"])
         headers = try Self.templates(top["headers"], parameters: [], operation: nil)
         operations = try top.required("operations").array(minimum: 1).map { (entry) throws(DefinitionProblem) in try Self.operation(entry) }
         for (index, operation) in operations.enumerated() where operations[..<index].contains(where: { $0.descriptor.name == operation.descriptor.name }) {
@@ -170,7 +176,7 @@ public struct ProviderDefinition: Sendable {
             docsURL: try top.required("docsURL").string(), defaultBaseURL: baseURL,
             baseURLVariables: try top["baseURLVariables"]?.array().map { (entry) throws(DefinitionProblem) in try entry.string() } ?? [],
             auth: credentials.map(\.variable),
-            authStyle: try top["authStyle"]?.string() ?? Self.authStyle(credentials.map(\.variable)),
+            authStyle: try top["authStyle"]?.string() ?? oauth2?.authStyle ?? Self.authStyle(credentials.map(\.variable)),
             paginationStyle: try top["paginationStyle"]?.string() ?? Self.paginationStyle(operations[0].pagination),
             operations: operations.map(\.descriptor), examples: examples)
         // The reset of a rate limit is told in local time: the run's TZ.
@@ -193,9 +199,14 @@ public struct ProviderDefinition: Sendable {
         guard variable.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") }), !(variable.first?.isNumber ?? true) else {
             throw fields.required("variable").problem("'\(variable)' is not an environment variable name")
         }
-        let placement: CredentialPlacement
+        let placement: CredentialPlacement?
         let usage: String
-        switch try fields.required("in").word(["bearer", "query", "header"]) {
+        let sent = try fields.required("in").word(["bearer", "query", "header"] + DefinitionOAuth2.roles)
+        switch sent {
+        case let role where DefinitionOAuth2.roles.contains(role):
+            // Never sent to the API: the engine trades it for a token (the `oauth2` section).
+            placement = nil
+            usage = DefinitionOAuth2.usage(of: role)
         case "bearer":
             placement = .bearer
             usage = "sent as 'Authorization: Bearer'"
@@ -212,7 +223,8 @@ public struct ProviderDefinition: Sendable {
             variable, usage: try fields["usage"]?.string() ?? usage, sent: placement, required: try fields["required"]?.bool() ?? false,
             label: try fields["label"]?.string())
         let fallback = "sandbox-" + variable.lowercased().replacingOccurrences(of: "_", with: "-")
-        return Credential(variable: declared, sandboxValue: try fields["sandboxValue"]?.string() ?? fallback)
+        return Credential(
+            variable: declared, sandboxValue: try fields["sandboxValue"]?.string() ?? fallback, oauth2Role: DefinitionOAuth2.roles.contains(sent) ? sent : nil)
     }
 
     /// Name → template members; in a request, each name must be one of `parameters`.
