@@ -38,6 +38,7 @@ public struct DefinitionSandbox: SandboxServing {
     public var sandboxPaths: [PathPattern] { [] }
 
     public func sandboxResponse(for request: SandboxRequest, context: SandboxContext) -> SandboxResponse? {
+        if let token = DefinitionTokenEndpoint(definition)?.response(for: request, context: context) { return token }
         let matching = definition.operations.filter { SamplePath.matches($0.path, request.path) }
         guard !matching.isEmpty else { return nil }
         guard let operation = matching.first(where: { $0.method == request.method }) else {
@@ -107,6 +108,9 @@ public struct DefinitionSandbox: SandboxServing {
 
     /// A 401 in the definition's shape when a credential is missing (and required) or not the sandbox's value.
     private func checkCredentials(_ request: SandboxRequest, context: SandboxContext) -> SandboxResponse? {
+        if let endpoint = DefinitionTokenEndpoint(definition) {
+            return endpoint.rejection(of: request, context: context).map { error(401, $0, context: context) }
+        }
         var sentAny = false
         for credential in definition.credentials {
             guard let sent = sentValue(of: credential, in: request) else { continue }

@@ -138,7 +138,7 @@ actor ClientCredentialsSession {
     private func requestToken() async throws -> String {
         guard !clientID.isEmpty, !secret.isEmpty else {
             let missing = clientID.isEmpty ? grant.clientIDVariable : grant.clientSecretVariable
-            throw AggregateError(.auth, "\(missing) is not set: OAuth2 needs \(variables) to get a token from \(endpoint)", provider: provider)
+            throw AggregateError(.config, "\(missing) is not set: OAuth2 needs \(variables) to get a token from \(endpoint)", provider: provider)
         }
         do {
             try RedirectMiddleware.checkScheme(tokenURL, allowHTTP: options.allowHTTP)
@@ -163,7 +163,9 @@ actor ClientCredentialsSession {
         let started = Date()
         let response: HTTPResponse
         do {
-            response = try await transport.send(request)
+            // The size cap and the deadline hold for the token request too; nothing else sees it.
+            let chain = FetchChain([SizeCapMiddleware(), DeadlineMiddleware()], transport: transport)
+            response = try await chain.send(request, exchange: FetchExchange(provider: provider, origin: tokenURL, redactor: redactor(Redactor(), token: "")))
         } catch let error as AggregateError {
             throw AggregateError(
                 error.kind, "could not get an OAuth2 token from \(endpoint): \(redactor(Redactor(), token: "").redact(error.message)); check the token URL (or --base-url)",
