@@ -38,6 +38,7 @@ public struct DeclarativeProvider: RunnableProvider {
             throw AggregateError(.usage, "the request path \(operation.path.names.map { "{\($0)}" }.joined(separator: ", ")) needs a value")
         }
         var items = operation.query.compactMap { entry in entry.template.render { parameterText($0, query) }.map { (entry.name, $0) } }
+        if let since = operation.since, let time = try DefinitionSince.time(in: query) { items += since.items(after: time) }
         items += pagingItems(paging, cursor: cursor)
         return HTTPRequestSpec(
             method: operation.method, url: query.baseURL.appendingEndpoint(path).appendingQuery(items), headers: headers,
@@ -50,7 +51,8 @@ public struct DeclarativeProvider: RunnableProvider {
         guard let records = (try? operation.records.resolve(in: json))?.array else {
             throw AggregateError(.decoding, "the response has no '\(operation.records)' list of records")
         }
-        let mapped = records.compactMap { DefinitionMapper(provider: descriptor.name, operation: operation).item(from: $0) }
+        var mapped = records.compactMap { DefinitionMapper(provider: descriptor.name, operation: operation).item(from: $0) }
+        if operation.since != nil { mapped = DefinitionSince.newer(mapped, than: try DefinitionSince.time(in: query)) }
         // Stable sorts from the last key to the first order by the first key, ties by the next.
         let items = operation.order.reversed().reduce(mapped) { items, sort in sort.sorted(items) }
         let paging = operation.pagination

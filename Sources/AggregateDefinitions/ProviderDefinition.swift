@@ -31,6 +31,8 @@ public struct ProviderDefinition: Sendable {
         public var item: ItemMapping
         /// The sorts each page's items go through (the first decides, the next break ties), or none for the API's order.
         public var order: [ItemSort]
+        /// How `--since` asks for newer records only, or `nil` when the operation takes no `--since`.
+        public var since: DefinitionSince? = nil
     }
 
     /// How an operation pages.
@@ -248,10 +250,18 @@ public struct ProviderDefinition: Sendable {
 
     private static func operation(_ reader: DefinitionReader) throws(DefinitionProblem) -> Operation {
         let fields = try reader.object(
-            allowed: ["name", "summary", "kind", "parameters", "request", "pagination", "records", "item", "order"],
+            allowed: ["name", "summary", "kind", "parameters", "request", "pagination", "records", "item", "order", "since"],
             required: ["name", "summary", "kind", "request", "records", "item"])
         let name = try fields.required("name").identifier()
-        let parameters = try fields["parameters"]?.array().map { (entry) throws(DefinitionProblem) in try parameter(entry) } ?? []
+        let item = try item(fields.required("item"))
+        let since = try fields["since"].map { (entry) throws(DefinitionProblem) in try DefinitionSince(reading: entry, hasCreatedAt: item.createdAt != nil) }
+        var parameters = try fields["parameters"]?.array().map { (entry) throws(DefinitionProblem) in try parameter(entry) } ?? []
+        if since != nil {
+            guard !parameters.contains(where: { $0.name == DefinitionSince.parameterName }) else {
+                throw fields.required("since").problem("the operation declares a parameter 'since' of its own; --since is this section's")
+            }
+            parameters.append(DefinitionSince.parameter)
+        }
         for (index, parameter) in parameters.enumerated() where parameters[..<index].contains(where: { $0.name == parameter.name }) {
             throw DefinitionProblem(reader.pointer(to: "parameters") + "/\(index)/name", "two parameters are named '\(parameter.name)'")
         }
@@ -280,8 +290,7 @@ public struct ProviderDefinition: Sendable {
             descriptor: descriptor, method: method, path: path,
             query: try templates(request["query"], parameters: parameters, operation: name),
             headers: try templates(request["headers"], parameters: parameters, operation: name),
-            pagination: pagination, records: try fields.required("records").jsonPath(), item: try item(fields.required("item")),
-            order: order)
+            pagination: pagination, records: try fields.required("records").jsonPath(), item: item, order: order, since: since)
     }
 
     private static func order(_ reader: DefinitionReader) throws(DefinitionProblem) -> [ItemSort] {

@@ -202,7 +202,7 @@ struct SamplePages {
         }
         var headers = HTTPHeaders()
         if paging.kind == .link, let links = linkHeader(page: index + 1, request: request, context: context) { headers.add("Link", links) }
-        return .json(body, headers: headers)
+        return .json(DefinitionSinceFilter(operation: operation).filtered(body, request: request), headers: headers)
     }
 
     /// The value at the paging's cursor path in sample `index`.

@@ -184,7 +184,7 @@ struct EventPrinter: Sendable {
 /// `aggregate <provider> ...`
 enum ProviderCommand {
     static func run(_ arguments: [String], context: Context) async -> ExitCode {
-        let invocation: ProviderInvocation
+        var invocation: ProviderInvocation
         do {
             let settings = try SettingsSources(context: context)
             // A parameter given as '-' reads standard input to its end, which blocks: not on the cooperative pool.
@@ -203,6 +203,12 @@ enum ProviderCommand {
         }
         if invocation.common.verbose {
             for origin in invocation.common.origins { context.console.err(origin.line(provider: invocation.name)) }
+        }
+        let incremental: IncrementalRun?
+        do {
+            (invocation, incremental) = try IncrementalRun.prepare(invocation, context: context)
+        } catch {
+            return Diagnostics.report(error, console: context.console, usage: usageLine(for: arguments, registry: context.registry))
         }
         let tools: RunTools
         do {
@@ -229,7 +235,7 @@ enum ProviderCommand {
             context.console.err("warning: \(invocation.name): \(warning)\n")
         }
         if invocation.common.verbose { reportRepairs(result, context: context) }
-        let keepError = await keep(result, invocation: invocation, context: context)
+        let keepError = await keep(result, invocation: invocation, context: context) ?? incremental?.record(result)
         await Pager.paging(invocation.common.mayPage, context: context) { context in
             render(result, invocation: invocation, context: context)
         }
