@@ -54,6 +54,10 @@ public struct DefinitionSince: Sendable, Equatable {
     /// - Throws: a `usage` error for a value that is not a time (`last` is the command line's to resolve).
     public static func time(in query: Query) throws(AggregateError) -> Date? {
         guard let text = query.parameters[parameterName]?.string else { return nil }
+        if text == last {
+            // Only `aggregate <provider>` keeps the state `last` reads; an app or `aggregate sql` gives a time.
+            throw AggregateError(.usage, "'last' works only as --since on a provider's command line; give a time here, e.g. since = '2026-01-31'")
+        }
         guard let date = parse(text) else {
             throw AggregateError(.usage, "--since takes an ISO 8601 date or time (2026-01-31, 2026-01-31T12:00:00Z) or 'last', not '\(text)'")
         }
