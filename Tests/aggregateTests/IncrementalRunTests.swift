@@ -108,9 +108,20 @@ import Testing
         let bad = try Binary.run(["--provider-file", file.path, "stream", "posts", "--since", "yesterday", "--offline"])
         #expect(bad.status == 64)
         #expect(bad.stderr.hasPrefix("Error: stream: --since takes an ISO 8601 date or time (2026-01-31, 2026-01-31T12:00:00Z) or 'last', not 'yesterday'\n"))
-        let undeclared = try Binary.run(["hackernews", "search", "swift", "--since", "last", "--offline"])
+        let undeclared = try Binary.run(["--provider-file", DefinitionFixtures.pager.path, "pager", "pages", "swift", "--since", "last", "--offline"])
         #expect(undeclared.status == 64)
-        #expect(undeclared.stderr.hasPrefix("Error: hackernews: unknown option '--since'\n"))
+        #expect(undeclared.stderr.hasPrefix("Error: pager: unknown option '--since'\n"))
+    }
+
+    @Test func hackerNewsSearchSendsTheTimeAsANumericFilter() throws {
+        let data = FileManager.default.temporaryDirectory.appendingPathComponent("aggregate-since-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: data) }
+        let run = try Binary.run(
+            ["hackernews", "search", "swift", "--by-date", "--since", "2026-01-01", "--offline", "--verbose", "--format", "json"], environment: ["XDG_DATA_HOME": data.path])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stderr.contains("numericFilters=created_at_i%3E1767225600"))
+        let dates = try JSONParser().parse(Data(run.stdout.utf8))["results"]?[0]?["items"]?.array?.compactMap { $0["createdAt"]?.string } ?? []
+        #expect(dates.allSatisfy { $0 > "2026-01-01T00:00:00Z" }, "\(dates)")
     }
 
     @Test func helpDescribeAndCompletionsOfferSince() throws {
