@@ -41,7 +41,7 @@ var targets: [Target] = [
     .target(name: "AggregateCore", dependencies: ["AggregateText", "AggregateJSON"]),
     .target(name: "AggregateHTTP", dependencies: ["AggregateText", "AggregateJSON", "AggregateCore"]),
     .target(name: "AggregateRendering", dependencies: ["AggregateText", "AggregateJSON", "AggregateCore"]),
-    .target(name: "AggregateDefinitions", dependencies: ["AggregateText", "AggregateJSON", "AggregateCore"]),
+    .target(name: "AggregateDefinitions", dependencies: ["AggregateText", "AggregateJSON", "AggregateCore", "AggregateHTTP"]),
     .target(name: "AggregateSandboxKit", dependencies: ["AggregateText", "AggregateJSON", "AggregateCore"]),
     // The system's SQLite 3: a library of the machine, not a package (Apple platforms have the `SQLite3` module).
     .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"])]),

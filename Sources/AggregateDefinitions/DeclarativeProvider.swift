@@ -49,6 +49,7 @@ public struct DeclarativeProvider: RunnableProvider {
                 .usage, "\(definition.source): \(operation.pointer)/request/path: \(operation.path.names.map { "{\($0)}" }.joined(separator: ", ")) needs a value; give the parameter")
         }
         var items = operation.query.compactMap { entry in entry.template.render { parameterText($0, query) }.map { (entry.name, $0) } }
+        if let since = operation.since, let time = try DefinitionSince.time(in: query) { items += since.items(after: time) }
         items += pagingItems(paging, cursor: cursor)
         return HTTPRequestSpec(
             method: operation.method, url: query.baseURL.appendingEndpoint(path).appendingQuery(items), headers: headers,
@@ -58,7 +59,7 @@ public struct DeclarativeProvider: RunnableProvider {
     public func normalize(_ page: RawPage, for query: Query) throws -> Page {
         let operation = try operation(query)
         if operation.parent != nil { return try fanOutPage(page, operation, query: query) }
-        return try self.page(page, of: operation)
+        return try self.page(page, of: operation, query: query)
     }
 
     /// The records of `operation` in `json`, all of them (paging counts them) and those its `filter` keeps.
@@ -68,7 +69,7 @@ public struct DeclarativeProvider: RunnableProvider {
     }
 
     /// One page of `operation`: its kept records as items, and where its next page is.
-    func page(_ page: RawPage, of operation: ProviderDefinition.Operation) throws -> Page {
+    func page(_ page: RawPage, of operation: ProviderDefinition.Operation, query: Query) throws -> Page {
         let json = try page.json()
         let all = try records(of: operation, in: json)
         // Never past `maxResults`: GitHub serves page 34 whole (results 991-1020) although its window is 1,000.
@@ -76,8 +77,9 @@ public struct DeclarativeProvider: RunnableProvider {
         let records = window.map { Array(all.prefix($0.kept(of: all.count))) } ?? all
         let kept = operation.filter.map { filter in records.filter(filter.accepts) } ?? records
         let mapper = DefinitionMapper(provider: descriptor.name, operation: operation, source: definition.source)
-        let mapped = kept.compactMap { mapper.item(from: $0) }
+        var mapped = kept.compactMap { mapper.item(from: $0) }
         if mapped.isEmpty, let first = kept.first { throw unmappable(operation, record: first, count: kept.count) }
+        if operation.since != nil { mapped = DefinitionSince.newer(mapped, than: try DefinitionSince.time(in: query)) }
         // Stable sorts from the last key to the first order by the first key, ties by the next.
         let items = operation.order.reversed().reduce(mapped) { items, sort in sort.sorted(items) }
         let paging = operation.pagination

@@ -119,10 +119,10 @@ extension DeclarativeProvider {
     /// A page of a parent->child run: a parent page gives no items but the parent records to ask about (at most the
     /// declared `limit` in all); a child page gives its items, each with the parent's declared `fields` in `extra`.
     func fanOutPage(_ response: RawPage, _ operation: ProviderDefinition.Operation, query: Query) throws -> Page {
-        guard let parent = operation.parent, let asked = definition.operation(named: parent.operation) else { return try page(response, of: operation) }
+        guard let parent = operation.parent, let asked = definition.operation(named: parent.operation) else { return try page(response, of: operation, query: query) }
         let state = (query.plan as? FanOutLedger)?.state(for: response.url) ?? .start
         if let current = state.queue.first {
-            var page = try self.page(response, of: operation)
+            var page = try self.page(response, of: operation, query: query)
             for index in page.items.indices {
                 for member in current.fields.members where page.items[index].extra[member.key] == nil {
                     page.items[index].extra.set(member.key, member.value)

@@ -9,6 +9,8 @@ public struct ProviderDefinition: Sendable {
     public struct Credential: Sendable, Equatable {
         public var variable: AuthVariable
         public var sandboxValue: String
+        /// `oauth2-client-id` or `oauth2-client-secret` for the two halves of an OAuth2 client (``DefinitionOAuth2``).
+        public var oauth2Role: String? = nil
     }
 
     /// A name and a template (a query parameter or a header).
@@ -39,6 +41,8 @@ public struct ProviderDefinition: Sendable {
         public var sandbox: DefinitionSandboxSpec? = nil
         /// Parameters sent only beside another (`onlyWith`).
         public var dependencies: [ParameterDependency] = []
+        /// How `--since` asks for newer records only, or `nil` when the operation takes no `--since`.
+        public var since: DefinitionSince? = nil
     }
 
     /// How an operation pages.
@@ -121,6 +125,9 @@ public struct ProviderDefinition: Sendable {
     /// The file the definition was read from, as messages name it (`Providers/GitHub/provider.json`, a path).
     public var source = "provider.json"
 
+    /// The OAuth2 client-credentials grant (`oauth2`), or `nil` when the credentials are sent as they are.
+    public var oauth2: DefinitionOAuth2?
+
     /// The provider's name.
     public var name: String { descriptor.name }
 
@@ -138,7 +145,7 @@ public struct ProviderDefinition: Sendable {
     static let topFields = [
         "$schema", "formatVersion", "name", "displayName", "summary", "docsURL", "baseURL", "baseURLVariables", "authStyle",
         "paginationStyle", "auth", "headers", "operations", "errors", "rateLimit", "textView", "examples", "samples",
-        "rateBudgets", "cache", "sandboxCaching",
+        "rateBudgets", "cache", "sandboxCaching", "oauth2",
     ]
 
     init(reading reader: DefinitionReader) throws(DefinitionProblem) {
@@ -148,6 +155,7 @@ public struct ProviderDefinition: Sendable {
         let baseURL: String?
         if case .null = top.required("baseURL").value { baseURL = nil } else { baseURL = try top.required("baseURL").string() }
         credentials = try top["auth"]?.array().map { (entry) throws(DefinitionProblem) in try Self.credential(entry) } ?? []
+        oauth2 = try DefinitionOAuth2(reading: top["oauth2"], credentials: credentials, auth: top["auth"])
         headers = try Self.templates(top["headers"], parameters: [], operation: nil)
         operations = try top.required("operations").array(minimum: 1).map { (entry) throws(DefinitionProblem) in try Self.operation(entry) }
         for (index, operation) in operations.enumerated() where operations[..<index].contains(where: { $0.descriptor.name == operation.descriptor.name }) {
@@ -189,7 +197,7 @@ public struct ProviderDefinition: Sendable {
             docsURL: try top.required("docsURL").string(), defaultBaseURL: baseURL,
             baseURLVariables: try top["baseURLVariables"]?.array().map { (entry) throws(DefinitionProblem) in try entry.string() } ?? [],
             auth: credentials.map(\.variable),
-            authStyle: try top["authStyle"]?.string() ?? Self.authStyle(credentials.map(\.variable)),
+            authStyle: try top["authStyle"]?.string() ?? oauth2?.authStyle ?? Self.authStyle(credentials.map(\.variable)),
             paginationStyle: try top["paginationStyle"]?.string() ?? Self.paginationStyle(operations[0].pagination),
             operations: operations.map(\.descriptor), examples: examples)
         // The reset of a rate limit is told in local time: the run's TZ.
@@ -212,9 +220,14 @@ public struct ProviderDefinition: Sendable {
         guard variable.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") }), !(variable.first?.isNumber ?? true) else {
             throw fields.required("variable").problem("'\(variable)' is not an environment variable name")
         }
-        let placement: CredentialPlacement
+        let placement: CredentialPlacement?
         let usage: String
-        switch try fields.required("in").word(["bearer", "query", "header"]) {
+        let sent = try fields.required("in").word(["bearer", "query", "header"] + DefinitionOAuth2.roles)
+        switch sent {
+        case let role where DefinitionOAuth2.roles.contains(role):
+            // Never sent to the API: the engine trades it for a token (the `oauth2` section).
+            placement = nil
+            usage = DefinitionOAuth2.usage(of: role)
         case "bearer":
             placement = .bearer
             usage = "sent as 'Authorization: Bearer'"
@@ -231,7 +244,8 @@ public struct ProviderDefinition: Sendable {
             variable, usage: try fields["usage"]?.string() ?? usage, sent: placement, required: try fields["required"]?.bool() ?? false,
             label: try fields["label"]?.string())
         let fallback = "sandbox-" + variable.lowercased().replacingOccurrences(of: "_", with: "-")
-        return Credential(variable: declared, sandboxValue: try fields["sandboxValue"]?.string() ?? fallback)
+        return Credential(
+            variable: declared, sandboxValue: try fields["sandboxValue"]?.string() ?? fallback, oauth2Role: DefinitionOAuth2.roles.contains(sent) ? sent : nil)
     }
 
     /// Name → template members; in a request, each name must be one of `parameters`.
@@ -255,10 +269,18 @@ public struct ProviderDefinition: Sendable {
 
     private static func operation(_ reader: DefinitionReader) throws(DefinitionProblem) -> Operation {
         let fields = try reader.object(
-            allowed: ["name", "summary", "kind", "parameters", "request", "pagination", "records", "item", "order", "filter", "parent", "sandbox"],
+            allowed: ["name", "summary", "kind", "parameters", "request", "pagination", "records", "item", "order", "filter", "parent", "sandbox", "since"],
             required: ["name", "summary", "kind", "request", "records", "item"])
         let name = try fields.required("name").identifier()
-        let parameters = try fields["parameters"]?.array().map { (entry) throws(DefinitionProblem) in try parameter(entry) } ?? []
+        let item = try item(fields.required("item"))
+        let since = try fields["since"].map { (entry) throws(DefinitionProblem) in try DefinitionSince(reading: entry, hasCreatedAt: item.createdAt != nil) }
+        var parameters = try fields["parameters"]?.array().map { (entry) throws(DefinitionProblem) in try parameter(entry) } ?? []
+        if since != nil {
+            guard !parameters.contains(where: { $0.name == DefinitionSince.parameterName }) else {
+                throw fields.required("since").problem("the operation declares a parameter 'since' of its own; --since is this section's")
+            }
+            parameters.append(DefinitionSince.parameter)
+        }
         for (index, parameter) in parameters.enumerated() where parameters[..<index].contains(where: { $0.name == parameter.name }) {
             throw DefinitionProblem(reader.pointer(to: "parameters") + "/\(index)/name", "two parameters are named '\(parameter.name)'")
         }
@@ -290,9 +312,9 @@ public struct ProviderDefinition: Sendable {
             descriptor: descriptor, method: method, path: path,
             query: try templates(request["query"], parameters: parameters + filled, operation: name),
             headers: try templates(request["headers"], parameters: parameters + filled, operation: name),
-            pagination: pagination, records: try fields.required("records").jsonPath(), item: try item(fields.required("item")),
+            pagination: pagination, records: try fields.required("records").jsonPath(), item: item,
             order: order, filter: try fields["filter"].map { (entry) throws(DefinitionProblem) in try RecordFilter(reading: entry) }, parent: parent,
-            pointer: reader.pointer)
+            pointer: reader.pointer, since: since)
         operation.dependencies = try ParameterDependency.read(fields["parameters"], declared: parameters.map(\.name))
         operation.sandbox = try fields["sandbox"].map { (entry) throws(DefinitionProblem) in try DefinitionSandboxSpec(reading: entry) }
         return operation

@@ -47,6 +47,7 @@ public struct DefinitionSandbox: SandboxServing {
     public var sandboxPaths: [PathPattern] { [] }
 
     public func sandboxResponse(for request: SandboxRequest, context: SandboxContext) -> SandboxResponse? {
+        if let token = DefinitionTokenEndpoint(definition)?.response(for: request, context: context) { return token }
         let matching = definition.operations.filter { SamplePath.matches($0.path, request.path) }
         guard !matching.isEmpty else { return nil }
         guard let operation = matching.first(where: { $0.method == request.method }) else {
@@ -127,6 +128,9 @@ public struct DefinitionSandbox: SandboxServing {
 
     /// A 401 in the definition's shape when a credential is missing (and required) or not the sandbox's value.
     private func checkCredentials(_ request: SandboxRequest, context: SandboxContext) -> SandboxResponse? {
+        if let endpoint = DefinitionTokenEndpoint(definition) {
+            return endpoint.rejection(of: request, context: context).map { error(401, $0, context: context) }
+        }
         var sentAny = false
         for credential in definition.credentials {
             guard let sent = sentValue(of: credential, in: request) else { continue }
@@ -231,7 +235,7 @@ struct SamplePages {
         }
         var headers = HTTPHeaders()
         if paging.kind == .link, let links = linkHeader(page: index + 1, request: request, context: context) { headers.add("Link", links) }
-        return .json(body, headers: headers)
+        return .json(DefinitionSinceFilter(operation: operation).filtered(body, request: request), headers: headers)
     }
 
     /// The value at the paging's cursor path in sample `index`.

@@ -101,6 +101,10 @@ struct Context: Sendable {
     /// The providers.
     var registry: ProviderRegistry { catalog.registry }
 
+    /// Where OAuth2 access tokens are kept (``ClientCredentialsTokenCache``): `tokens` beside the sandbox's data, in
+    /// `$XDG_DATA_HOME/aggregate` (else `~/.local/share/aggregate`).
+    var tokenDirectory: URL { dataDirectory.deletingLastPathComponent().appendingPathComponent("tokens") }
+
     /// The sandbox data directory: `$XDG_DATA_HOME/aggregate/sandbox`, else `~/.local/share/aggregate/sandbox`.
     static func defaultDataDirectory(environment: [String: String]) -> URL {
         if let xdg = environment["XDG_DATA_HOME"], !xdg.isEmpty {
@@ -120,9 +124,11 @@ struct InvocationRunner: Sendable {
 
     /// The library's runner, set up from the command's context.
     var runner: ProviderRunner {
-        tools.applied(to: ProviderRunner(
+        var runner = tools.applied(to: ProviderRunner(
             registry: context.registry, environment: context.environment, offline: SandboxTransport(catalog: context.catalog, store: SandboxStore(directory: context.dataDirectory)),
             makeTransport: context.makeTransport, retrySleep: context.retrySleep, events: events))
+        runner.tokenCache = ClientCredentialsTokenCache(directory: context.tokenDirectory, profile: context.environment["AGGREGATE_PROFILE"] ?? "")
+        return runner
     }
 
     /// The base URL `--offline` uses: requests never leave the process, this only names them in traces.
@@ -139,6 +145,8 @@ struct InvocationRunner: Sendable {
     func run(_ invocation: ProviderInvocation, cache: RunCache = RunCache(), transport: (any HTTPTransport)? = nil) async -> ProviderResult {
         var settings = invocation.common.runSettings
         settings.cache = invocation.common.cache.settings(root: context.cacheDirectory)
+        var runner = self.runner
+        if let profile = invocation.common.profile { runner.tokenCache?.profile = profile }
         let result = await runner.run(
             invocation.provider, operation: invocation.operation.name, parameters: invocation.parameters,
             settings: settings, environment: invocation.common.providerEnvironment(context.environment),
@@ -177,7 +185,7 @@ struct EventPrinter: Sendable {
 /// `aggregate <provider> ...`
 enum ProviderCommand {
     static func run(_ arguments: [String], context: Context) async -> ExitCode {
-        let invocation: ProviderInvocation
+        var invocation: ProviderInvocation
         do {
             let settings = try SettingsSources(context: context)
             // A parameter given as '-' reads standard input to its end, which blocks: not on the cooperative pool.
@@ -196,6 +204,12 @@ enum ProviderCommand {
         }
         if invocation.common.verbose {
             for origin in invocation.common.origins { context.console.err(origin.line(provider: invocation.name)) }
+        }
+        let incremental: IncrementalRun?
+        do {
+            (invocation, incremental) = try IncrementalRun.prepare(invocation, context: context)
+        } catch {
+            return Diagnostics.report(error, console: context.console, usage: usageLine(for: arguments, registry: context.registry))
         }
         let tools: RunTools
         do {
@@ -228,7 +242,7 @@ enum ProviderCommand {
             context.console.err("note: \(invocation.name): \(note)\n")
         }
         if invocation.common.verbose { reportRepairs(result, context: context) }
-        let keepError = await keep(result, invocation: invocation, context: context)
+        let keepError = await keep(result, invocation: invocation, context: context) ?? incremental?.record(result)
         await Pager.paging(invocation.common.mayPage, context: context) { context in
             render(result, invocation: invocation, context: context)
         }

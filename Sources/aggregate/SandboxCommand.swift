@@ -16,6 +16,7 @@ enum SandboxCommand {
         OptionSpec("data-dir", valueName: "DIR", help: "Where writable providers keep their data (default: $XDG_DATA_HOME/aggregate/sandbox)."),
         OptionSpec("rate-limit", arity: .repeated, valueName: "PROVIDER=N/WINDOW", help: "Enforce this limit instead of the provider's real one, e.g. 'kiva=5/2s' (see docs/sandbox-faults.md). Repeatable."),
         OptionSpec("replay", valueName: "DIR", help: "Serve the exchanges recorded in DIR/cassette.json (by --record) instead of the emulators."),
+        OptionSpec("token-lifetime", valueName: "SECONDS", help: "The lifetime of the OAuth2 tokens the definitions' token endpoints issue, instead of each one's sandboxTokenLifetime (0: already expired)."),
         OptionSpec("messageboard-csrf", arity: .flag, help: "Make the message board reject JSON posts without a CSRF token, like a Rails app with forgery protection."),
         OptionSpec("env", arity: .flag, help: "Print 'export' lines for every provider's base URL (this address, with --port and --host) and demo credentials, and exit; the server is not started."),
         OptionSpec("help", short: "h", arity: .flag, help: "Show help information."),
@@ -23,7 +24,7 @@ enum SandboxCommand {
 
     static let command = HelpText.Command(
         name: "sandbox", summary: "Run the local API emulator for every provider.",
-        usage: "aggregate sandbox [--port 8787] [--host 127.0.0.1] [--latency MS] [--fail-rate P] [--fault SPEC]... [--rate-limit PROVIDER=N/WINDOW]... [--replay DIR] [--data-dir DIR] | --env [--port 8787] [--host 127.0.0.1]",
+        usage: "aggregate sandbox [--port 8787] [--host 127.0.0.1] [--latency MS] [--fail-rate P] [--fault SPEC]... [--rate-limit PROVIDER=N/WINDOW]... [--token-lifetime SECONDS] [--replay DIR] [--data-dir DIR] | --env [--port 8787] [--host 127.0.0.1]",
         options: options,
         discussion: """
             A real HTTP/1.1 server that speaks each provider's real paths, parameters, auth errors, pagination and \
@@ -99,6 +100,12 @@ enum SandboxCommand {
         let directory = parsed.value("data-dir").map { URL(fileURLWithPath: $0) } ?? context.dataDirectory
         configuration.store = SandboxStore(directory: directory)
         if parsed.has("messageboard-csrf") { configuration.settings["messageboard.csrf"] = "true" }
+        if let lifetime = parsed.value("token-lifetime") {
+            guard let seconds = Int(lifetime), (0...31_536_000).contains(seconds) else {
+                throw AggregateError(.usage, "--token-lifetime must be a whole number of seconds from 0 to 31536000, not '\(lifetime)'")
+            }
+            configuration.settings[DefinitionSandbox.tokenLifetimeSetting] = String(seconds)
+        }
         for spec in parsed.values["rate-limit"] ?? [] {
             let parts = spec.split(separator: "=", maxSplits: 1).map(String.init)
             guard parts.count == 2, context.catalog.sandbox(named: parts[0]) != nil, RateBudget.parseRate(parts[1]) != nil else {

@@ -23,6 +23,7 @@ let definitionSchemaText = ##"""
     "authStyle": {"type": "string", "minLength": 1, "description": "A few words on how the API authenticates; derived from auth when absent."},
     "paginationStyle": {"type": "string", "minLength": 1, "description": "A few words on how the API pages; derived from the operations when absent."},
     "auth": {"type": "array", "items": {"$ref": "#/$defs/credential"}},
+    "oauth2": {"$ref": "#/$defs/oauth2"},
     "headers": {"$ref": "#/$defs/templateMap", "description": "Headers sent on every request (templates over parameters)."},
     "operations": {"type": "array", "minItems": 1, "items": {"$ref": "#/$defs/operation"}},
     "errors": {"$ref": "#/$defs/errors"},
@@ -56,13 +57,28 @@ let definitionSchemaText = ##"""
     "template": {"type": "string", "description": "Text with {name} placeholders and {name?TEXT} conditional parts."},
     "templateMap": {"type": "object", "additionalProperties": {"$ref": "#/$defs/template"}},
     "jsonPath": {"type": "string", "description": "A path such as items, meta.next_token, errors[0].message or . (the root)."},
+    "oauth2": {
+      "type": "object",
+      "description": "An OAuth2 client-credentials grant (RFC 6749 section 4.4): the oauth2-client-id and oauth2-client-secret credentials are traded for an access token, sent as Authorization: Bearer, kept until it expires and fetched anew once on a 401.",
+      "required": ["tokenURL"],
+      "additionalProperties": false,
+      "properties": {
+        "tokenURL": {"type": "string", "minLength": 1, "pattern": "^[^ {]+$", "description": "The token endpoint: an absolute URL, or a path under the base URL (so --base-url and the sandbox move it with the API)."},
+        "scope": {"type": "string", "minLength": 1, "description": "The scope asked for; the server's default when absent."},
+        "clientAuthentication": {"enum": ["basic", "form"], "default": "basic", "description": "basic: Authorization: Basic with the id and secret; form: client_id and client_secret in the body."},
+        "sandboxTokenLifetime": {"type": "integer", "minimum": 0, "maximum": 31536000, "default": 3600, "description": "Seconds the emulator's tokens live; aggregate sandbox --token-lifetime overrides it."}
+      }
+    },
     "credential": {
       "type": "object",
       "required": ["variable", "in"],
       "additionalProperties": false,
       "properties": {
         "variable": {"$ref": "#/$defs/variableName"},
-        "in": {"enum": ["bearer", "query", "header"]},
+        "in": {
+          "enum": ["bearer", "query", "header", "oauth2-client-id", "oauth2-client-secret"],
+          "description": "How it is sent; oauth2-client-id and oauth2-client-secret are the two halves of an OAuth2 client (the oauth2 section), sent only to the token endpoint."
+        },
         "parameter": {"type": "string", "minLength": 1, "description": "The query parameter or header name; required unless in is bearer."},
         "required": {"type": "boolean", "default": false},
         "usage": {"type": "string", "minLength": 1, "description": "How it is sent, for describe; derived when absent."},
@@ -222,6 +238,15 @@ let definitionSchemaText = ##"""
         "pagination": {"$ref": "#/$defs/pagination"},
         "records": {"$ref": "#/$defs/jsonPath", "description": "The path to the array of records; . when the body is the array."},
         "item": {"$ref": "#/$defs/item"},
+        "since": {
+          "type": "object",
+          "additionalProperties": false,
+          "description": "Incremental runs: adds --since TIME|last. The time goes into the query templates, and records whose createdAt is not newer are dropped; without query, the operation needs item.createdAt.",
+          "properties": {
+            "query": {"type": "object", "additionalProperties": {"type": "string", "pattern": "\\{since\\}"}, "description": "Query parameter name -> a template naming {since} only, e.g. created_at_i>{since}."},
+            "format": {"enum": ["epoch-seconds", "epoch-ms", "iso8601", "date"], "default": "iso8601", "description": "How {since} is written."}
+          }
+        },
         "order": {
           "type": "object",
           "required": ["by"],

@@ -69,6 +69,9 @@ public struct ProviderRunner: Sendable {
     public var replayer: CassetteReplayer?
     /// The clock, when not the real one (tests: the cache's freshness without waiting).
     public var clock: (@Sendable () -> Date)?
+    /// Where OAuth2 client-credentials tokens are kept between live runs (``ClientCredentialsTokenCache``), or `nil`
+    /// to fetch one token per run. Offline runs keep the emulator's tokens in memory only.
+    public var tokenCache: ClientCredentialsTokenCache?
 
     /// Creates a runner.
     public init(
@@ -143,6 +146,7 @@ public struct ProviderRunner: Sendable {
             let query = try query(provider, operation: operation, parameters: parameters, settings: settings, environment: environment)
             var fetcher = fetcher(settings: settings, cache: cache, transport: replayer == nil ? transport : NoNetworkTransport())
             try addRunSteps(to: &fetcher.options, provider: provider.descriptor, query: query, settings: settings)
+            try addTokenStep(to: &fetcher, provider: provider, query: query, settings: settings)
             // The cache goes first, so a hit spends nothing (no rate budget, no retry, no request). A recorded or
             // replayed run bypasses it: the cassette must hold, and answer, every exchange.
             let log = HTTPCacheRunLog()
@@ -151,7 +155,7 @@ public struct ProviderRunner: Sendable {
                     HTTPCacheMiddleware(
                         settings: cacheSettings, freshness: provider.descriptor.cacheFreshness, operation: operation,
                         now: fetcher.options.now, events: events, log: log),
-                    at: 0)
+                    at: fetcher.options.middlewares.first is ClientCredentialsMiddleware ? 1 : 0)
             }
             var result = await fetcher.run(provider, query: query)
             do {
@@ -169,6 +173,16 @@ public struct ProviderRunner: Sendable {
                 provider: provider.descriptor.name, operation: operation, query: parameters,
                 error: error.attributed(to: provider.descriptor.name), meta: ResultMeta(source: source(settings)))
         }
+    }
+
+    /// Adds the OAuth2 token step first of all (before the disk cache, which then keys by the token) for a
+    /// ``ClientCredentialsProvider``. A replay needs no token: the cassette answers, and never held one.
+    func addTokenStep(to fetcher: inout Fetcher, provider: any RunnableProvider, query: Query, settings: Settings) throws(AggregateError) {
+        guard replayer == nil, let grant = (provider as? any ClientCredentialsProvider)?.clientCredentialsGrant else { return }
+        let step = try ClientCredentialsMiddleware(
+            provider: provider.descriptor.name, grant: grant, baseURL: query.baseURL, environment: query.environment, transport: fetcher.transport,
+            cache: settings.offline ? nil : tokenCache, options: fetcher.options)
+        fetcher.options.middlewares.insert(step, at: 0)
     }
 
     /// Where a run's answers come from before the cache has its say: the cassette, the emulators or the network.

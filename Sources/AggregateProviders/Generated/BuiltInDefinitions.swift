@@ -279,6 +279,7 @@ public let builtInDefinitions: [(folder: String, json: String)] = [
         "kind": "pageNumber", "parameter": "page", "firstPage": 0, "pageSize": 20, "pageSizeParameter": "hitsPerPage",
         "totalPagesPath": "nbPages", "totalCountPath": "nbHits", "maxResults": 1000
       },
+      "since": {"query": {"numericFilters": "created_at_i>{since}"}, "format": "epoch-seconds"},
       "records": "hits",
       "sandbox": {
         "invalid": {"status": 400, "body": {"code": 400, "message": "{message}"}},
