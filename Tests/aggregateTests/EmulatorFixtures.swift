@@ -34,27 +34,19 @@ enum EmulatorFixtures {
         return file
     }
 
-    /// `bigsearch`: GitHub's definition (without its rate budgets) over `count` generated Swift repositories, stars
-    /// falling from `count`, plus a
-    /// `repos` operation (a user's repositories) whose emulator sends an ETag and `private, max-age=60`.
+    /// `bigsearch`: GitHub's `search` (without its rate budgets) over `count` generated Swift repositories, stars
+    /// falling from `count`.
     static func bigGitHub(count: Int = 1500) throws -> URL {
         var definition = try self.definition("GitHub")
         definition["name"] = "bigsearch"
         definition["examples"] = nil
-        var operations = try #require(definition["operations"] as? [[String: Any]])
-        var repos = operations[0]
-        repos["name"] = "repos"
-        repos["summary"] = "A user's repositories."
-        repos["parameters"] = [["name": "user", "positional": true, "required": true, "help": "The user."]]
-        repos["request"] = ["path": "/users/{user}/repos"]
-        repos["pagination"] = ["kind": "link", "pageSize": 30, "pageSizeParameter": "per_page"]
-        repos["sandbox"] = ["caching": ["validators": "etag", "cacheControl": "private, max-age=60"]]
-        operations.append(repos)
-        definition["operations"] = operations
+        // Only the search: the other operations' keyed samples are not copied.
+        let operations = try #require(definition["operations"] as? [[String: Any]])
+        definition["operations"] = operations.filter { $0["name"] as? String == "search" }
         definition["cache"] = nil
         // Unbudgeted: a run of 34 pages must not wait out GitHub's 10 searches a minute.
         definition["rateBudgets"] = nil
-        definition["samples"] = ["search": ["SampleData/big.json"], "repos": ["SampleData/repos.json"]]
+        definition["samples"] = ["search": ["SampleData/big.json"]]
         let items: [[String: Any]] = (1...count).map { number in
             [
                 "id": number, "name": "repo-\(number)", "full_name": "owner\(number % 50)/repo-\(number)",
@@ -66,7 +58,6 @@ enum EmulatorFixtures {
         }
         return try write(definition, samples: [
             "big.json": ["total_count": count, "incomplete_results": false, "items": items],
-            "repos.json": ["total_count": 2, "items": Array(items.prefix(2))],
         ])
     }
 

@@ -166,16 +166,18 @@ import Testing
         #expect(search.headers["ETag"] == nil && search.headers["Last-Modified"] == nil)
         let again = try await EmulatorFixtures.get(github, "/github/search/repositories?q=swift", headers: ["If-None-Match": "*"])
         #expect(again.status == 200, "nothing to revalidate with: the whole answer again")
-        let big = try DefinitionServer(files: [try EmulatorFixtures.bigGitHub(count: 40)])
-        let repos = try await EmulatorFixtures.get(big, "/bigsearch/users/owner1/repos")
+        let repos = try await EmulatorFixtures.get(github, "/github/users/tidewater-dev/repos")
         #expect(repos.status == 200)
         #expect(repos.headers["Cache-Control"] == "private, max-age=60", "per operation, over the definition's no-cache")
         let etag = try #require(repos.headers["ETag"])
-        let revalidated = try await EmulatorFixtures.get(big, "/bigsearch/users/owner1/repos", headers: ["If-None-Match": etag])
+        let revalidated = try await EmulatorFixtures.get(github, "/github/users/tidewater-dev/repos", headers: ["If-None-Match": etag])
         #expect(revalidated.status == 304)
         #expect(revalidated.headers["ETag"] == etag)
-        let searchThere = try await EmulatorFixtures.get(big, "/bigsearch/search/repositories?q=swift")
-        #expect(searchThere.headers["ETag"] == nil && searchThere.headers["Cache-Control"] == "no-cache")
+        let sorted = try await EmulatorFixtures.get(github, "/github/users/tidewater-dev/repos?sort=created&direction=asc")
+        let created = try JSONParser().parse(sorted.body).array?.compactMap { $0["created_at"]?.string } ?? []
+        #expect(created.count == 3 && created == created.sorted(), "sort=created&direction=asc: oldest first")
+        let unknown = try await EmulatorFixtures.get(github, "/github/users/tidewater-dev/repos?sort=stars")
+        #expect(unknown.status == 422, "a sort GitHub does not document for this endpoint")
     }
 
     // MARK: The engine

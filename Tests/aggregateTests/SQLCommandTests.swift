@@ -204,10 +204,11 @@ import Testing
             ["sql", "SELECT p.title, g.title FROM tmdb_popular p, github_search g WHERE g.query = p.kind LIMIT 3", "--offline", "--to", file.path],
             environment: environment)
         #expect(run.status == 0, "\(run.stderr)")
-        #expect(run.stderr.contains("note: sql: wrote to \(file.path): tmdb_popular 20 rows, github_search 20 rows"), "\(run.stderr)")
+        // GitHub's emulator finds one repository for 'movie' (the kind every popular movie has).
+        #expect(run.stderr.contains("note: sql: wrote to \(file.path): tmdb_popular 20 rows, github_search 1 row"), "\(run.stderr)")
         let output = try CompletionsTests.shell(
             .sqlite3, [file.path, "SELECT count(*), typeof(vote_count), typeof(vote_average) FROM tmdb_popular; SELECT count(*) FROM github_search"])
-        #expect(output == "20|integer|real\n20\n")
+        #expect(output == "20|integer|real\n1\n")
         let back = try Binary.run(
             ["sql", "SELECT count(*) FROM db.tmdb_popular k JOIN tmdb_popular p ON p.id = k.id", "--offline", "-q", "--db", file.path, "--format", "csv"],
             environment: environment)

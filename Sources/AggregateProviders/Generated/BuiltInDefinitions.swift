@@ -145,6 +145,7 @@ public let builtInDefinitions: [(folder: String, json: String)] = [
       "records": ".",
       "sandbox": {
         "parameters": {"type": {"values": ["owner", "all", "member"]}, "sort": {"values": ["full_name", "created", "updated", "pushed"]}, "direction": {"values": ["asc", "desc"]}},
+        "invalid": {"status": 422, "body": {"message": "Validation Failed", "errors": [{"resource": "Repository", "field": "{parameter}", "code": "{code}"}], "documentation_url": "https://docs.github.com/rest/repos/repos#list-repositories-for-a-user", "status": "422"}},
         "pageSize": {"parameter": "per_page", "default": 30, "maximum": 100},
         "sort": [{"parameter": "sort", "fields": {"created": "created_at", "updated": "updated_at", "pushed": "pushed_at"}, "orderParameter": "direction", "ascending": "asc"}],
         "caching": {"validators": "etag", "cacheControl": "private, max-age=60"}
