@@ -98,7 +98,7 @@ public struct ValueRule: Sendable, Equatable {
     }
 
     /// A value as text, or `nil` for null, arrays and objects.
-    static func text(_ value: JSONValue) -> String? {
+    package static func text(_ value: JSONValue) -> String? {
         switch value {
         case .string(let text): return text
         case .number(let text): return text

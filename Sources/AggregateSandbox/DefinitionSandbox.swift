@@ -234,7 +234,9 @@ struct SamplePages {
             throw SandboxExit(error(500, "the sample \(files[index]) cannot be read as JSON"))
         }
         var headers = HTTPHeaders()
-        if paging.kind == .link, let links = linkHeader(page: index + 1, request: request, context: context) { headers.add("Link", links) }
+        if paging.kind == .link, let links = SamplePool.linkHeader(page: index + 1, last: files.count, request: request, context: context) {
+            headers.add("Link", links)
+        }
         return .json(DefinitionSinceFilter(operation: operation).filtered(body, request: request), headers: headers)
     }
 
@@ -276,25 +278,6 @@ struct SamplePages {
         default:
             return body
         }
-    }
-
-    /// `<...page=2>; rel="next", <...page=N>; rel="last"` (and `prev`/`first` after the first page), absolute URLs to
-    /// this sandbox.
-    private func linkHeader(page: Int, request: SandboxRequest, context: SandboxContext) -> String? {
-        func url(_ number: Int) -> String {
-            let items = request.query.filter { $0.name != "page" }.map { ($0.name, $0.value) } + [("page", String(number))]
-            return context.baseURL.appendingEndpoint(request.path).appendingQuery(items).absoluteString
-        }
-        var links: [String] = []
-        if page < files.count {
-            links.append("<\(url(page + 1))>; rel=\"next\"")
-            links.append("<\(url(files.count))>; rel=\"last\"")
-        }
-        if page > 1 {
-            links.append("<\(url(page - 1))>; rel=\"prev\"")
-            links.append("<\(url(1))>; rel=\"first\"")
-        }
-        return links.isEmpty ? nil : links.joined(separator: ", ")
     }
 }
 

@@ -88,14 +88,7 @@ struct PoolFilter {
         }
     }
 
-    static func text(_ value: JSONValue) -> String? {
-        switch value {
-        case .string(let text): return text
-        case .number(let text): return text
-        case .bool(let flag): return flag ? "true" : "false"
-        default: return nil
-        }
-    }
+    static func text(_ value: JSONValue) -> String? { ValueRule.text(value) }
 
     static func number(_ value: JSONValue) -> Double? {
         switch value {
