@@ -241,20 +241,17 @@ public struct DefinitionCheck: Sendable {
                 if rule.value(in: record) != nil { counted.filled += 1 } else if counted.whyEmpty == nil { counted.whyEmpty = rule.whyEmpty(in: record) }
                 continue
             }
-            // A date counts when it reads as one, in the format the definition gives.
-            let read = rule.sources.lazy.compactMap { source -> (JSONValue, ValueRule.DateFormat?)? in
-                guard let value = source.value(in: record), !ValueRule.isEmpty(value) else { return nil }
-                return (value, source.transforms.contains(.date) ? .iso8601 : source.dateFormat)
-            }.first
-            guard let (value, format) = read, DefinitionDates.date(value, format: format) != nil else {
+            // A date counts when it reads as one, in the format the definition gives, as the mapping reads it.
+            guard let reading = rule.date(in: record) else {
                 if counted.whyEmpty == nil {
-                    counted.whyEmpty = read.map { "\(String(decoding: JSONWriter().data($0.0), as: UTF8.self)) does not read as a date (\($0.1?.rawValue ?? "ISO 8601 text or epoch seconds"))" }
-                        ?? rule.whyEmpty(in: record)
+                    counted.whyEmpty = rule.dateCandidates(in: record).first.map {
+                        "\(JSONWriter().string($0.value)) does not read as a date (\($0.format?.rawValue ?? "ISO 8601 text or epoch seconds"))"
+                    } ?? rule.whyEmpty(in: record)
                 }
                 continue
             }
             counted.filled += 1
-            if let why = DefinitionDates.suspiciousEpochSeconds(value, format: format) {
+            if let why = DefinitionDates.suspiciousEpochSeconds(reading.value, format: reading.format) {
                 counted.suspicious += 1
                 counted.suspiciousWhy = counted.suspiciousWhy ?? why
             }

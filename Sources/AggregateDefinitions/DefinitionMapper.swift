@@ -26,16 +26,12 @@ struct DefinitionMapper {
             default: item.author = text
             }
         }
-        item.createdAt = mapping.createdAt.flatMap { rule in
-            rule.sources.lazy.compactMap { source -> Date? in
-                guard let value = source.value(in: record), !ValueRule.isEmpty(value) else { return nil }
-                let format = source.transforms.contains(.date) ? .iso8601 : source.dateFormat
-                if let why = DefinitionDates.suspiciousEpochSeconds(value, format: format) {
-                    let pointer = "\(self.source): \(operation.pointer)/item/createdAt"
-                    DefinitionWarnings.report(.init(provider: provider, message: "\(pointer) \(why)", key: pointer))
-                }
-                return DefinitionDates.date(value, format: format)
-            }.first
+        if let reading = mapping.createdAt?.date(in: record) {
+            if let why = DefinitionDates.suspiciousEpochSeconds(reading.value, format: reading.format) {
+                let pointer = "\(source): \(operation.pointer)/item/createdAt"
+                DefinitionWarnings.report(.init(provider: provider, message: "\(pointer) \(why)", key: pointer))
+            }
+            item.createdAt = reading.date
         }
         if !mapping.location.isEmpty {
             var location = Location()

@@ -30,7 +30,10 @@ struct DefinitionReader {
     func problem(_ message: String) -> DefinitionProblem { DefinitionProblem(pointer, message) }
 
     /// The member `key`'s pointer: `~` and `/` escaped as RFC 6901 says.
-    func pointer(to key: String) -> String {
+    func pointer(to key: String) -> String { Self.pointer(pointer, key) }
+
+    /// The pointer of member `key` under `pointer`, `~` and `/` escaped as RFC 6901 says.
+    static func pointer(_ pointer: String, _ key: String) -> String {
         // Every run reads the built-in definitions, so this stays in the standard library (no NSString bridging).
         guard key.contains(where: { $0 == "~" || $0 == "/" }) else { return pointer + "/" + key }
         var escaped = ""

@@ -272,7 +272,5 @@ struct SchemaValidator {
 
     private static func shown(_ value: JSONValue) -> String { JSONWriter().string(value) }
 
-    private static func pointer(_ base: String, _ key: String) -> String {
-        base + "/" + key.replacingOccurrences(of: "~", with: "~0").replacingOccurrences(of: "/", with: "~1")
-    }
+    private static func pointer(_ base: String, _ key: String) -> String { DefinitionReader.pointer(base, key) }
 }

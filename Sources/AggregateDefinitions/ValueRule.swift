@@ -62,6 +62,24 @@ public struct ValueRule: Sendable, Equatable {
     /// The value as text: strings as they are, numbers in their JSON text, booleans as `true`/`false`.
     public func text(in record: JSONValue) -> String? { value(in: record).flatMap(Self.text) }
 
+    /// The non-empty values of the fallbacks in `record`, in order, each with the format it is read as a date in
+    /// (ISO 8601 under a `date` transform, else its `dateFormat`).
+    func dateCandidates(in record: JSONValue) -> [(value: JSONValue, format: DateFormat?)] {
+        sources.compactMap { source in
+            guard let value = source.value(in: record), !Self.isEmpty(value) else { return nil }
+            return (value, source.transforms.contains(.date) ? .iso8601 : source.dateFormat)
+        }
+    }
+
+    /// The first fallback value in `record` that reads as a date, with the value and the format it was read in:
+    /// how `createdAt` is mapped, and what `aggregate check` counts.
+    func date(in record: JSONValue) -> (date: Date, value: JSONValue, format: DateFormat?)? {
+        for candidate in dateCandidates(in: record) {
+            if let date = DefinitionDates.date(candidate.value, format: candidate.format) { return (date, candidate.value, candidate.format) }
+        }
+        return nil
+    }
+
     /// Why no fallback found a value in `record`, for messages: `no key "name" in the top level; keys there: ...`.
     public func whyEmpty(in record: JSONValue) -> String {
         // Fallbacks that miss keys of the same object name it once: `no key "a" ...; no key "b" ...; keys there: ...`.
