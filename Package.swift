@@ -32,7 +32,7 @@ let emulatorModules: [Target.Dependency] = ["AggregateText", "AggregateJSON", "A
 /// Every library module, for the executable and the tests.
 let libraryModules: [Target.Dependency] = [
     "AggregateText", "AggregateJSON", "AggregateCore", "AggregateHTTP", "AggregateRendering", "AggregateDefinitions",
-    "AggregateSandboxKit", "AggregateSandbox", "AggregateProviders", "AggregateScaffold", "AggregateSQL",
+    "AggregateSandboxKit", "AggregateSandbox", "AggregateProviders", "AggregateScaffold", "AggregateSQL", "AggregateImport",
 ]
 
 var targets: [Target] = [
@@ -54,6 +54,10 @@ var targets: [Target] = [
         ]),
     // `aggregate new-provider` and the generated-source checks: templates and the generated lists' text.
     .target(name: "AggregateScaffold", dependencies: ["AggregateText", "AggregateJSON", "AggregateCore", "AggregateDefinitions"]),
+    // `aggregate import`: an OpenAPI document or a cassette becomes a definition folder.
+    .target(
+        name: "AggregateImport",
+        dependencies: ["AggregateText", "AggregateJSON", "AggregateCore", "AggregateDefinitions", "AggregateScaffold"]),
     .target(
         name: "AggregateSandbox",
         dependencies: ["AggregateText", "AggregateJSON", "AggregateCore", "AggregateHTTP", "AggregateDefinitions", "AggregateSandboxKit"]
@@ -81,6 +85,7 @@ var targets: [Target] = [
         dependencies: libraryModules + ["AggregateTestSupport"] + providerTargets + sandboxTargets,
         exclude: ["Fixtures", "Golden"]
     ),
+    .testTarget(name: "AggregateImportTests", dependencies: libraryModules + ["AggregateTestSupport"]),
     // Builds the example provider of docs/adding-a-provider.md, whose code blocks are these sources.
     .testTarget(name: "DocExampleTests", dependencies: libraryModules + ["AggregateTestSupport"]),
     .testTarget(
