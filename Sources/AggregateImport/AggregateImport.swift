@@ -2,7 +2,8 @@
 // its emulator serves, and a report) — from an OpenAPI or Swagger document (`aggregate import openapi`) or from a
 // cassette recorded with `--record` (`aggregate import recording`). Both importers guess the item mapping through
 // one `ItemMappingGuess` and write through one `ImportedDefinitionFolder`, so a guess reads the same from either.
-// May import: AggregateText, AggregateJSON, AggregateCore, AggregateDefinitions, AggregateScaffold, AggregateYAML, Foundation
+// It uses AggregateHTTP for the one `Cassette` reader and to verify an imported recording by replaying it.
+// May import: AggregateText, AggregateJSON, AggregateCore, AggregateHTTP, AggregateDefinitions, AggregateScaffold, AggregateYAML, Foundation
 public import AggregateJSON
 import Foundation
 

@@ -207,7 +207,7 @@ public enum ItemMappingGuess {
             childNames: [], fallbacks: 1)
         static let title = Role(
             name: "title", why: "named like a title",
-            names: ["title", "name", "fullname", "headline", "displayname", "fancytitle", "subject", "label", "username", "login", "text"],
+            names: ["title", "fullname", "name", "headline", "displayname", "fancytitle", "subject", "label", "username", "login", "text", "storytitle"],
             childNames: ["main", "default", "title", "name", "english"])
         static let url = Role(
             name: "url", why: "named like a web page's address",

@@ -15,7 +15,8 @@ import Testing
         ]
         let item = try mapping(record).item
         #expect(item["id"] == "id")
-        #expect(item["title"] == ["name", "full_name"])
+        // The full name first: it is unique, as GitHub's own definition reads it.
+        #expect(item["title"] == ["full_name", "name"])
         #expect(item["url"] == "html_url")
         #expect(item["author"] == "owner.login")
         #expect(item["createdAt"] == "created_at")
