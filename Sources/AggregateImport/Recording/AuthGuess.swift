@@ -13,7 +13,8 @@ struct AuthGuess {
 
     static func infer(_ exchange: RecordedExchange, credentialVariables: [String], prefix: String) -> AuthGuess {
         var guess = AuthGuess()
-        var variables = credentialVariables.makeIterator()
+        // `aggregate get --header` records its own stand-in names, which say nothing about the API.
+        var variables = credentialVariables.filter { !$0.hasPrefix("AGGREGATE_") }.makeIterator()
         func entry(_ kind: String, parameter: String?, fallback: String, why: String) {
             let variable = variables.next() ?? "\(prefix)_\(fallback)"
             var members: [JSONObject.Member] = [.init("variable", .string(variable)), .init("in", .string(kind))]
