@@ -139,6 +139,13 @@ public enum ItemMappingGuess {
         let title = choose(.title)
         guard !title.isEmpty else { return nil }
         var id = choose(.id)
+        if id.isEmpty {
+            // `book_id`, `itemId`: a top-level field named like an identifier of something.
+            id = Array(fields.filter { field in
+                field.path.count == 1 && (field.type == .string || field.type == .integer) && FieldWords.isIdentifierName(field.name) && !used.contains(field.path)
+            }.prefix(1))
+            for field in id { used.insert(field.path) }
+        }
         if id.isEmpty { id = choose(.url) }
         if id.isEmpty { id = [title[0]] }
         item.append(.init("id", value(id)))
