@@ -9,7 +9,7 @@ import Foundation
 /// reads the cassette.
 enum GetCommand: CLICommand {
     static let options: [OptionSpec] = [
-        OptionSpec("header", valueName: "'NAME: VALUE'", help: "A credential header, e.g. 'Authorization: Bearer $TOKEN': sent only to the URL's origin and masked in every output, error, cache entry and cassette."),
+        OptionSpec("header", valueName: "'NAME: VALUE'", help: "One credential header, e.g. 'Authorization: Bearer $TOKEN': sent only to the URL's origin and masked in every output, error, cache entry and cassette."),
         OptionSpec("timeout", valueName: "SECONDS", help: "Seconds the exchange may take (default: 15)."),
         OptionSpec("allow-http", arity: .flag, help: "Allow plain http to hosts other than this machine."),
         OptionSpec("verbose", short: "v", arity: .flag, help: "Trace the request and response on stderr (credentials masked)."),
@@ -34,7 +34,7 @@ enum GetCommand: CLICommand {
             guard let parsed = try command.parse(arguments, context: context) else { return .success }
             guard let text = parsed.positionals.first else { throw AggregateError(.usage, "get: name the URL, e.g. aggregate get https://hn.algolia.com/api/v1/search?query=swift") }
             if let extra = parsed.positionals.dropFirst().first { throw AggregateError(.usage, "get: unexpected argument '\(extra)'") }
-            let provider = try URLGetProvider(url: text, headers: parsed.values["header"] ?? [])
+            let provider = try URLGetProvider(url: text, header: parsed.value("header"))
             var settings = ProviderRunner.Settings(limit: 1, limitIsExplicit: true, allowHTTP: parsed.has("allow-http"))
             if let timeout = parsed.value("timeout") {
                 guard let seconds = TimeInterval(timeout), seconds > 0, seconds.isFinite else {
@@ -71,15 +71,12 @@ struct URLGetProvider: RunnableProvider {
     let header: (name: String, value: String)?
 
     /// - Throws: a usage error for a URL that is not absolute http(s), or a header that is not `Name: value`.
-    init(url text: String, headers: [String]) throws(AggregateError) {
+    init(url text: String, header line: String?) throws(AggregateError) {
         guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme), url.host?.isEmpty == false else {
             throw AggregateError(.usage, "get: '\(text)' is not an absolute http(s) URL, e.g. https://api.example.com/v1/items")
         }
-        if headers.count > 1 {
-            throw AggregateError(.usage, "get: give one --header: it is the credential, sent only to the URL's origin (several are not supported yet)")
-        }
         self.url = url
-        header = try headers.first.map { (line) throws(AggregateError) in
+        header = try line.map { (line) throws(AggregateError) in
             guard let colon = line.firstIndex(of: ":") else { throw AggregateError(.usage, "get: --header needs 'NAME: VALUE', e.g. 'X-Api-Key: KEY'") }
             let name = line[..<colon].trimmingCharacters(in: .whitespaces)
             let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
