@@ -140,7 +140,7 @@ struct CompletionModel: Sendable {
             case "cache": entry.words = ["stats", "clear", "path"] + registry.names
             case "limits": entry.words = ["show", "reset"] + registry.names
             case "completions": entry.words = CompletionShell.allCases.map(\.rawValue)
-            case "import": entry.words = ImportCommand.sources.map(\.command.name)
+            case "import": entry.words = ImportCommand.sources.map { $0.command.name }
             case "browse", "check": entry.takesFiles = true
             case "sql":
                 // `sql --describe TABLE` offers the tables; `--db FILE` takes a file name.

@@ -66,12 +66,7 @@ struct OperationGuess {
         var options: [String] = []
         var usedNames: Set<String> = []
         func unique(_ word: String) -> String {
-            var candidate = word
-            var number = 2
-            while usedNames.contains(candidate) {
-                candidate = "\(word)-\(number)"
-                number += 1
-            }
+            let candidate = numbered(word, avoiding: usedNames)
             usedNames.insert(candidate)
             return candidate
         }
@@ -117,11 +112,7 @@ struct OperationGuess {
 
         var name = segments.last { !RecordedExchange.isIdentifier($0) }.map(identifier) ?? ""
         if name.isEmpty { name = "get" }
-        if taken.contains(name) {
-            var number = 2
-            while taken.contains("\(name)-\(number)") { number += 1 }
-            name = "\(name)-\(number)"
-        }
+        name = numbered(name, avoiding: taken)
         let generic: Set<String> = ["items", "hits", "results", "data", "records", "entries", "list", "values", "docs", "response", "rows", ""]
         let recordsKey = records.path.segments.last.flatMap { segment -> String? in
             if case .key(let key) = segment { return identifier(key) }
@@ -153,6 +144,17 @@ struct OperationGuess {
         return OperationGuess(
             name: name, definition: .object(JSONObject(operation)), pages: pages, parameters: JSONObject(values),
             exampleArguments: positional + options + limit, expected: expected, report: report)
+    }
+
+    /// `word`, or `word-2`, `word-3`, ... when it is taken.
+    static func numbered(_ word: String, avoiding taken: Set<String>) -> String {
+        var candidate = word
+        var number = 2
+        while taken.contains(candidate) {
+            candidate = "\(word)-\(number)"
+            number += 1
+        }
+        return candidate
     }
 
     /// The largest array of objects in a body, not inside another array, at most three objects deep.
