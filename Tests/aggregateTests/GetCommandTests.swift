@@ -1,4 +1,5 @@
 import AggregateJSON
+import AggregateSandbox
 import AggregateTestSupport
 import Foundation
 import Testing
@@ -31,6 +32,28 @@ import Testing
         #expect(imported.stdout.contains("verified: 3 items from 1 exchange match"))
         let definition = try JSONParser().parse(Data(contentsOf: out.appendingPathComponent("provider.json")))
         #expect(definition["auth"] == [["variable": "HN_GET_TOKEN", "in": "bearer", "required": false]])
+    }
+
+    @Test func aSecondGetIsAnsweredFromTheDiskCacheWhichHoldsNoCredential() throws {
+        let sandbox = try LoopbackSandbox()
+        let cache = FileManager.default.temporaryDirectory.appendingPathComponent("aggregate-get-cache-\(UUID().uuidString)")
+        let arguments = ["get", sandbox.url + "/hackernews/search?query=swift&hitsPerPage=2", "--header", "X-Api-Key: \(Self.secret)"]
+        let first = try Binary.run(arguments, environment: ["XDG_CACHE_HOME": cache.path])
+        #expect(first.status == 0, "\(first.stderr)")
+        let served = sandbox.server.requestCount
+        let second = try Binary.run(arguments + ["--verbose"], environment: ["XDG_CACHE_HOME": cache.path])
+        #expect(second.status == 0, "\(second.stderr)")
+        #expect(second.stdout == first.stdout)
+        #expect(sandbox.server.requestCount == served, "answered from the cache: \(second.stderr)")
+        let files = FileManager.default.enumerator(at: cache, includingPropertiesForKeys: nil)?.compactMap { $0 as? URL } ?? []
+        #expect(files.count > 1)
+        for file in files {
+            let data = (try? Data(contentsOf: file)) ?? Data()
+            #expect(!String(decoding: data, as: UTF8.self).contains(Self.secret), "\(file.path)")
+        }
+        let fresh = try Binary.run(arguments + ["--no-cache"], environment: ["XDG_CACHE_HOME": cache.path])
+        #expect(fresh.status == 0)
+        #expect(sandbox.server.requestCount == served + 1)
     }
 
     @Test func errorsAreOneLineWithTheDocumentedExitCodes() throws {
