@@ -88,6 +88,18 @@ import Testing
         #expect(outcome.differences == [])
     }
 
+    @Test func pagingParametersBeforeTheOperationsOwnAreReported() async throws {
+        let exchanges = [
+            exchange("\(Self.origin)/books?page=1&sort=new", ["total_pages": 2, "books": books(1...2)]),
+            exchange("\(Self.origin)/books?page=2&sort=new", ["total_pages": 2, "books": books(3...3)]),
+        ]
+        let result = try imported(exchanges)
+        #expect(result.imported.report.notes.contains { $0.message.hasPrefix("the recorded URL sends page before sort, the engine after it") })
+        let outcome = await verified(result, exchanges)
+        #expect(outcome.differences.count == 1)
+        #expect(outcome.differences.first?.contains("has no recorded answer for GET https://api.shelf.example/books?sort=new&page=1") == true)
+    }
+
     @Test func aRedactedQueryParameterOrHeaderIsTheAuth() throws {
         let query = try imported([exchange("\(Self.origin)/books?api_key=***&q=a", ["books": books(1...2)])], credentials: ["SHELF_KEY"])
         #expect(query.imported.definition["auth"] == [["variable": "SHELF_KEY", "in": "query", "parameter": "api_key", "required": false]])

@@ -136,6 +136,14 @@ struct OperationGuess {
 
         report.add(.guessed, first.pointer + "/response/body" + records.pointer, "records ← \(records.text) (the largest array of objects: \(recordsOf(first).count) records)")
         report.add(.guessed, (pages.count > 1 ? pages[1] : first).pointer, "pagination: \(paginator.note)")
+        // The engine sends the paginator's parameters after the operation's own; a replay matches them in order.
+        let names = first.query.map(\.name)
+        if let firstPaging = names.firstIndex(where: paginator.parameters.contains),
+            let misplaced = names[firstPaging...].first(where: { !paginator.parameters.contains($0) }) {
+            report.add(
+                .guessed, first.pointer + "/request/url",
+                "the recorded URL sends \(names[firstPaging]) before \(misplaced), the engine after it: a replay of this cassette will not match; record it with the paging parameters last")
+        }
         report.append(contentsOf: mapping.report)
         report.add(.mapped, first.pointer, "samples: the \(pages.count) recorded bod\(pages.count == 1 ? "y" : "ies"), in page order")
 
