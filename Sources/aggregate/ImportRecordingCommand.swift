@@ -8,7 +8,7 @@ import Foundation
 /// verified by replaying the cassette through it.
 enum ImportRecordingCommand: CLICommand {
     static let options: [OptionSpec] = [
-        OptionSpec("name", valueName: "NAME", help: "The provider's name (default: from the recorded host, e.g. github for api.github.com)."),
+        OptionSpec("name", valueName: "NAME", help: "The provider's name (default: from the recorded host, e.g. github for api.github.com, with -imported when a built-in provider has it)."),
         OptionSpec("out", valueName: "DIR", help: "The folder to write (default: ./<name>); it may exist but must not hold the files already."),
         OptionSpec("help", short: "h", arity: .flag, help: "Show help information."),
     ]
@@ -45,7 +45,7 @@ enum ImportRecordingCommand: CLICommand {
                 throw AggregateError(.noInput, "import recording: \(what): record one with --record \(folder)")
             }
             let cassette = try Cassette.load(from: directory)
-            let imported = try RecordingImporter.infer(cassette, name: name, source: file.path)
+            let imported = try RecordingImporter.infer(cassette, name: name, taken: Set(context.registry.names), source: file.path)
             let out = URL(fileURLWithPath: parsed.value("out") ?? imported.imported.name.name)
             let outcome = await RecordingVerification.verify(imported, cassette: cassette, file: file)
             let plan = imported.imported.folderPlan(at: out)

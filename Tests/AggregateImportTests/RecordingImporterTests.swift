@@ -100,6 +100,19 @@ import Testing
         #expect(outcome.differences.first?.contains("has no recorded answer for GET https://api.shelf.example/books?sort=new&page=1") == true)
     }
 
+    @Test func theDefaultNameIsTheHostsOrTheRecordedProvidersAndNeverABuiltInOne() throws {
+        func name(_ url: String, provider: String = "get", taken: Set<String> = []) throws -> String {
+            let recorded = Cassette.Exchange(
+                provider: provider, startedAt: Date(), durationMs: 1, request: Cassette.Request(method: "GET", url: url),
+                outcome: .response(status: 200, headers: [:], body: JSONWriter().data(["books": books(1...2)])))
+            return try RecordingImporter.infer(Cassette(recordedAt: Date(), exchanges: [recorded]), name: nil, taken: taken, source: "c").imported.name.name
+        }
+        #expect(try name("https://api.shelf.example/books") == "shelf")
+        #expect(try name("https://api.shelf.example/books", taken: ["shelf"]) == "shelf-imported")
+        #expect(try name("http://127.0.0.1:8787/github/books", provider: "github", taken: ["github"]) == "github-imported")
+        #expect(try name("http://127.0.0.1:8787/books") == "imported")
+    }
+
     @Test func aRedactedQueryParameterOrHeaderIsTheAuth() throws {
         let query = try imported([exchange("\(Self.origin)/books?api_key=***&q=a", ["books": books(1...2)])], credentials: ["SHELF_KEY"])
         #expect(query.imported.definition["auth"] == [["variable": "SHELF_KEY", "in": "query", "parameter": "api_key", "required": false]])

@@ -48,10 +48,11 @@ public enum RecordingImporter {
     /// Infers the definition.
     /// - Parameters:
     ///   - name: the provider's name, or `nil` for one read from the recording (the host's or the recorded provider's).
+    ///   - taken: names a definition may not take (the built-in providers): a default name among them gets `-imported`.
     ///   - source: the cassette's path, for the summary and messages.
     /// - Throws: an `invalidInput` error (exit 65) when no exchange is a successful GET of JSON, or no operation has
     ///   records with an id and a title.
-    public static func infer(_ cassette: Cassette, name: ScaffoldName?, source: String) throws(AggregateError) -> RecordingImport {
+    public static func infer(_ cassette: Cassette, name: ScaffoldName?, taken: Set<String> = [], source: String) throws(AggregateError) -> RecordingImport {
         var report = ImportReport()
         guard !cassette.exchanges.isEmpty else {
             throw AggregateError(.invalidInput, "the cassette \(source) holds no exchanges: record a run with --record first")
@@ -78,7 +79,7 @@ public enum RecordingImporter {
         usable.removeAll { $0.origin != origin }
 
         let providerName: ScaffoldName
-        if let name { providerName = name } else { providerName = try defaultName(origin: origin, recorded: cassette.exchanges[first.index].provider) }
+        if let name { providerName = name } else { providerName = try defaultName(origin: origin, recorded: cassette.exchanges[first.index].provider, taken: taken) }
         let base = basePath(usable, provider: cassette.exchanges[first.index].provider)
         let groups = group(usable, dropping: base.count)
 
@@ -127,15 +128,17 @@ public enum RecordingImporter {
         return RecordingImport(imported: imported, runs: runs)
     }
 
-    /// The name from the host (`api.github.com` is `github`), else the provider the recording ran.
-    static func defaultName(origin: String, recorded: String) throws(AggregateError) -> ScaffoldName {
+    /// The name from the host (`api.github.com` is `github`), else the provider the recording ran; `github-imported`
+    /// when that is a built-in provider's, which a run-time definition may not take.
+    static func defaultName(origin: String, recorded: String, taken: Set<String>) throws(AggregateError) -> ScaffoldName {
         let host = URLComponents(string: origin)?.host ?? ""
         let labels = host.split(separator: ".").map(String.init)
         let isAddress = labels.allSatisfy { $0.allSatisfy(\.isNumber) } || host.contains(":") || host == "localhost"
         let generic: Set<String> = ["api", "www", "rest", "data", "com", "org", "net", "io", "dev", "app", "co"]
         let word = isAddress ? nil : labels.dropLast().last { !generic.contains($0.lowercased()) }
         let candidate = (word ?? (recorded == "get" ? "imported" : recorded)).lowercased()
-        let cleaned = String(candidate.map { $0.isASCII && ($0.isLetter || $0.isNumber) ? $0 : "-" }).split(separator: "-").joined(separator: "-")
+        var cleaned = String(candidate.map { $0.isASCII && ($0.isLetter || $0.isNumber) ? $0 : "-" }).split(separator: "-").joined(separator: "-")
+        if taken.contains(cleaned) { cleaned += "-imported" }
         do {
             return try ScaffoldName(validating: cleaned)
         } catch {
