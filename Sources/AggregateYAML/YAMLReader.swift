@@ -409,9 +409,11 @@ struct YAMLReader {
         try enter()
         defer { depth -= 1 }
         skipInlineSpace()
+        let nodeColumn = column
         let properties = try readProperties(flow: false)
         guard atLineEndOrComment() else {
-            return try parseContent(parentIndent: parentIndent, situation: situation, outer: Properties(), inline: properties)
+            return try parseContent(
+                parentIndent: parentIndent, column: nodeColumn, situation: situation, outer: Properties(), inline: properties)
         }
         try finishLine()
         guard let indent = try nextContentLine(), !atDocumentMarker else {
@@ -420,7 +422,8 @@ struct YAMLReader {
         }
         if indent > parentIndent {
             let inline = try readProperties(flow: false)
-            return try parseContent(parentIndent: parentIndent, situation: .lineStart, outer: properties, inline: inline)
+            return try parseContent(
+                parentIndent: parentIndent, column: indent, situation: .lineStart, outer: properties, inline: inline)
         }
         if indent == parentIndent, situation == .afterKey, peek() == UInt8(ascii: "-"), Self.isBlank(peek(1)) {
             return try parseSequence(indent: indent, properties)
@@ -436,11 +439,11 @@ struct YAMLReader {
         throw error("a node cannot have two anchors or tags", at: inline.mark)
     }
 
-    /// The node at the cursor, which is on its first non-space character.
-    private mutating func parseContent(parentIndent: Int, situation: Situation, outer: Properties, inline: Properties)
-        throws(YAMLError) -> JSONValue
-    {
-        let indent = column
+    /// The node at the cursor, past its properties; `indent` is the column where the node (with its properties)
+    /// starts, the indentation of a collection it starts.
+    private mutating func parseContent(
+        parentIndent: Int, column indent: Int, situation: Situation, outer: Properties, inline: Properties
+    ) throws(YAMLError) -> JSONValue {
         let first = peek()
         if first == UInt8(ascii: "-") || first == UInt8(ascii: "?"), Self.isBlank(peek(1)) {
             guard situation.mayStartCollection else {
@@ -448,9 +451,11 @@ struct YAMLReader {
                     first == UInt8(ascii: "-")
                         ? "a block sequence cannot start on the same line as its key" : "an explicit key cannot start here")
             }
-            let properties = try single(outer, inline)
-            if first == UInt8(ascii: "-") { return try parseSequence(indent: indent, properties) }
-            return try parseMapping(indent: indent, properties, first: nil)
+            if !inline.isEmpty {
+                throw error("an anchor or tag must be on the line before the block collection it belongs to", at: inline.mark)
+            }
+            if first == UInt8(ascii: "-") { return try parseSequence(indent: indent, outer) }
+            return try parseMapping(indent: indent, outer, first: nil)
         }
         if first == UInt8(ascii: "|") || first == UInt8(ascii: ">") {
             return try parseBlockScalar(parentIndent: parentIndent, try single(outer, inline))
@@ -1083,9 +1088,13 @@ struct YAMLReader {
         }
         let keyStart = mark
         let (node, jsonLike, isMerge) = try parseFlowNode(minIndent: minIndent, open: open)
+        let keyLine = line
         try skipFlowSpace(minIndent: minIndent, open: open)
         let hasValue =
             peek() == UInt8(ascii: ":") && (jsonLike || Self.isBlank(peek(1)) || Self.isFlowIndicator(peek(1)))
+        if hasValue, inSequence, !explicit, line != keyLine {
+            throw error("the key of a 'key: value' pair in a flow sequence must be on the line of its ':'")
+        }
         if !hasValue {
             if inSequence, !explicit { return (nil, node) }
             return (PendingKey(key: try keyText(node, at: keyStart), isMerge: isMerge, mark: start), .null)
