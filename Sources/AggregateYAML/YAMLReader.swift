@@ -482,7 +482,8 @@ struct YAMLReader {
         let value: JSONValue
         switch piece {
         case .alias(let aliased):
-            if !outer.isEmpty { throw error("an alias cannot have an anchor or a tag", at: outer.mark) }
+            let properties = try single(outer, inline)
+            if !properties.isEmpty { throw error("an alias cannot have an anchor or a tag", at: properties.mark) }
             value = aliased
         case .text(let text, let plain):
             value = try makeScalar(text, plain: plain, try single(outer, inline), at: start)
@@ -496,6 +497,7 @@ struct YAMLReader {
     {
         switch piece {
         case .alias(let value):
+            if !properties.isEmpty { throw error("an alias cannot have an anchor or a tag", at: properties.mark) }
             return PendingKey(key: try keyText(value, at: start), isMerge: false, mark: start)
         case .text(let text, let plain):
             let value = try makeScalar(text, plain: plain, properties, at: start)
