@@ -87,7 +87,10 @@ struct YAMLReader {
         lineStart = mark.lineStart
     }
 
-    private mutating func rewindToLineStart() { pos = min(lineStart, bytes.count) }
+    /// Goes back to the start of the line `nextContentLine` looked at (at the end there is no such line).
+    private mutating func rewindToLineStart() {
+        if pos < bytes.count { pos = lineStart }
+    }
 
     private mutating func consumeNewline() {
         pos += 1
@@ -671,7 +674,7 @@ struct YAMLReader {
 
     /// Folds the lines that continue a plain scalar (more indented than `minIndent - 1`, not comments) into `text`.
     private mutating func continuePlain(_ text: inout [UInt8], minIndent: Int, flow: Bool) throws(YAMLError) -> PlainStop {
-        while true {
+        while !atEnd {
             let before = mark
             var breaks = 0
             consumeNewline()
@@ -712,6 +715,7 @@ struct YAMLReader {
             text.append(contentsOf: bytes[range])
             if stop != .lineEnd { return stop }
         }
+        return .lineEnd
     }
 
     // MARK: - Quoted scalars
@@ -1112,8 +1116,6 @@ struct YAMLReader {
     /// A node inside a flow collection; says whether it is JSON-like (quoted or a collection, after which `:` needs
     /// no space) and whether it is the merge key `<<`.
     private mutating func parseFlowNode(minIndent: Int, open: Mark) throws(YAMLError) -> (JSONValue, Bool, Bool) {
-        try enter()
-        defer { depth -= 1 }
         let start = mark
         let properties = try readProperties(flow: true)
         if !properties.isEmpty { try skipFlowSpace(minIndent: minIndent, open: open) }
@@ -1136,7 +1138,7 @@ struct YAMLReader {
             try checkPlainStart(flow: true)
             var (range, stop) = scanPlainLine(flow: true)
             var text = Array(bytes[range])
-            if stop == .lineEnd, !atEnd { stop = try continuePlain(&text, minIndent: minIndent, flow: true) }
+            if stop == .lineEnd { stop = try continuePlain(&text, minIndent: minIndent, flow: true) }
             let isMerge = properties.tag == nil && text == [UInt8(ascii: "<"), UInt8(ascii: "<")]
             return (try makeScalar(text, plain: true, properties, at: start), false, isMerge)
         }
