@@ -1,3 +1,3 @@
 // AggregateTestSupport: helpers for the tests — the fake transport, golden files, optional tools, fixture paths,
 // and the catalog the binary builds.
-// May import: AggregateText, AggregateJSON, AggregateCore, AggregateHTTP, AggregateRendering, AggregateDefinitions, AggregateSandboxKit, AggregateSandbox, AggregateProviders, AggregateScaffold, AggregateSQL, Foundation, Testing
+// May import: AggregateText, AggregateJSON, AggregateCore, AggregateHTTP, AggregateRendering, AggregateDefinitions, AggregateSandboxKit, AggregateSandbox, AggregateProviders, AggregateScaffold, AggregateSQL, AggregateYAML, Foundation, Testing

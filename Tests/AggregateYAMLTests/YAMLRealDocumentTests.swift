@@ -49,15 +49,17 @@ extension OptionalTool {
         json.dump(yaml.load(open(sys.argv[1], encoding="utf-8"), Loader=Core), sys.stdout)
         """#
 
+    /// Every document reads as an OpenAPI document. The time is printed, not asserted (speed targets live in
+    /// Benchmarks/, as Benchmarks/README.md asks): Benchmarks/yaml.sh measures release speed.
     @Test(arguments: documents)
-    func parsesQuickly(document: URL) throws {
+    func readsAsAnOpenAPIDocument(document: URL) throws {
         let data = try Data(contentsOf: document)
         let clock = ContinuousClock()
         var value: JSONValue = .null
         let elapsed = try clock.measure { value = try YAMLParser.parse(data) }
         #expect(value["openapi"] != nil || value["swagger"] != nil, "\(document.lastPathComponent) has no openapi key")
-        // "Well under a second" in a debug build, on a machine other builds share.
-        #expect(elapsed < .seconds(1), "\(document.lastPathComponent) took \(elapsed)")
+        #expect((value["paths"]?.object?.count ?? 0) > 0, "\(document.lastPathComponent) has no paths")
+        print("YAML: \(document.lastPathComponent), \(data.count) bytes, read in \(elapsed)")
     }
 
     @Test(.requires(.pyyaml), arguments: documents)
