@@ -391,7 +391,7 @@ struct YAMLReader {
     }
 
     private func keyText(_ value: JSONValue, at place: Mark) throws(YAMLError) -> String {
-        guard let text = YAMLScalar.keyText(value) else {
+        guard let text = value.scalarText else {
             throw error("a mapping or sequence as a mapping key is not supported", at: place)
         }
         return text

@@ -174,15 +174,4 @@ enum YAMLScalar {
         while decimal.count > 1, decimal.last == 0 { decimal.removeLast() }
         return String(decimal.reversed().map { Character(Unicode.Scalar(UInt8(0x30 + $0))) })
     }
-
-    /// The text a key stands for in a JSON object: a string as it is, other scalars as their JSON text.
-    static func keyText(_ value: JSONValue) -> String? {
-        switch value {
-        case .string(let text): return text
-        case .number(let text): return text
-        case .bool(let flag): return flag ? "true" : "false"
-        case .null: return "null"
-        case .array, .object: return nil
-        }
-    }
 }
