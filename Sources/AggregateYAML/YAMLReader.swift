@@ -221,13 +221,15 @@ struct YAMLReader {
 
     private mutating func finishStream() throws(YAMLError) {
         var indent = try nextContentLine()
+        var ended = false
         if indent != nil, column == 0, isDocumentMarker(at: pos, UInt8(ascii: ".")) {
             pos += 3
             try finishLine()
+            ended = true
             indent = try nextContentLine()
         }
         guard indent != nil else { return }
-        if atDocumentMarker || (column == 0 && peek() == UInt8(ascii: "%")) {
+        if ended || atDocumentMarker || (column == 0 && peek() == UInt8(ascii: "%")) {
             throw error("a second document: only one YAML document per file is supported")
         }
         throw error("unexpected content after the document's root node (check its indentation)")

@@ -232,6 +232,7 @@ import Testing
         #expect(try parse("") == nil)
         #expect(try parse("--- |\n  text\n") == "text\n")
         #expect(failure("a: 1\n---\nb: 2\n") == "line 2, column 1: a second document: only one YAML document per file is supported")
+        #expect(failure("a\n...\nb\n") == "line 3, column 1: a second document: only one YAML document per file is supported")
         #expect(failure("%YAML 2.0\n---\nx\n") != nil)
         #expect(failure("%YAML 1.2\nx: 1\n") != nil)
     }
