@@ -11,11 +11,12 @@ if [ "${#apt_packages[@]}" -gt 0 ]; then
     apt-get update -qq && apt-get install -y -qq "${apt_packages[@]}" >/dev/null
 fi
 
-# Python's html5lib validates the compare command's HTML report; it lives in CI's venv (shared with the schema check).
+# Python's html5lib validates the compare command's HTML report, and PyYAML is the reference reading of the real
+# OpenAPI documents for the YAML reader's tests; they live in CI's venv (shared with the schema check).
 source .ci/venv.sh
-ci_venv aggregate-ci-venv "html5lib>=1.1"
+ci_venv aggregate-ci-venv "html5lib>=1.1" "pyyaml>=6.0"
 export AGGREGATE_PYTHON="$venv/bin/python"
 
 export AGGREGATE_REQUIRE_TMUX=1 AGGREGATE_REQUIRE_PYTHON3=1 AGGREGATE_REQUIRE_BASH=1 AGGREGATE_REQUIRE_ZSH=1 \
     AGGREGATE_REQUIRE_FISH=1 AGGREGATE_REQUIRE_PGREP=1 AGGREGATE_REQUIRE_HTML5LIB=1 AGGREGATE_REQUIRE_JQ=1 \
-    AGGREGATE_REQUIRE_SQLITE3=1
+    AGGREGATE_REQUIRE_SQLITE3=1 AGGREGATE_REQUIRE_YAML=1

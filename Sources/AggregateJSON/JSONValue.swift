@@ -110,6 +110,18 @@ extension JSONValue {
     /// Whether this is `null`.
     public var isNull: Bool { self == .null }
 
+    /// A scalar's text as searched, shown in full or used as a key: a string as it is, other scalars as their JSON
+    /// text (`12`, `true`, `null`); `nil` for arrays and objects.
+    public var scalarText: String? {
+        switch self {
+        case .string(let text): return text
+        case .number(let text): return text
+        case .bool(let flag): return flag ? "true" : "false"
+        case .null: return "null"
+        case .array, .object: return nil
+        }
+    }
+
     /// A string for ids that APIs send either as numbers or as strings.
     public var idString: String? {
         switch self {

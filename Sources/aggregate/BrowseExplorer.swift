@@ -188,25 +188,15 @@ struct BrowseExplorer {
         case .object(let object):
             return object.members.indices.filter { position in
                 let member = object.members[position]
-                return contains(member.key) || scalarText(member.value).map(contains) == true
+                return contains(member.key) || member.value.scalarText.map(contains) == true
             }
         case .array(let elements):
-            return elements.indices.filter { scalarText(elements[$0]).map(contains) == true }
+            return elements.indices.filter { elements[$0].scalarText.map(contains) == true }
         default:
             return []
         }
     }
 
-    /// A scalar's text as searched and shown in full: strings without quotes, other scalars as JSON.
-    static func scalarText(_ value: JSONValue) -> String? {
-        switch value {
-        case .string(let text): return text
-        case .number(let text): return text
-        case .bool(let flag): return flag ? "true" : "false"
-        case .null: return "null"
-        case .array, .object: return nil
-        }
-    }
 
     // MARK: Screen
 
@@ -221,7 +211,7 @@ struct BrowseExplorer {
 
     /// A scalar's whole value, wrapped to `width`.
     static func valueLines(_ value: JSONValue, width: Int) -> [String] {
-        TextLayout.wrap(scalarText(value) ?? "", width: max(10, width))
+        TextLayout.wrap(value.scalarText ?? "", width: max(10, width))
     }
 
     /// The screen as `height` lines of plain text, each at most `width - 1` columns (so no terminal wraps or
