@@ -224,7 +224,7 @@ public enum ItemMappingGuess {
             childNames: ["login", "username", "name", "displayname", "original"], fallbacks: 1)
         static let createdAt = Role(
             name: "createdAt", why: "a date named like a creation time",
-            names: ["createdat", "created", "publishedat", "published", "pubdate", "date", "releasedate", "postedat", "addedat", "timestamp", "createdati", "time", "updatedat"],
+            names: ["createdat", "created", "publishedat", "published", "pubdate", "date", "releasedate", "postedat", "addedat", "timestamp", "createdati", "time", "updatedat", "aired"],
             types: [.string, .integer], formats: ["date-time", "date", "epoch-seconds", "epoch-ms"],
             childNames: ["from", "date", "iso"], fallbacks: 1)
         static let summary = Role(
