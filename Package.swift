@@ -32,13 +32,15 @@ let emulatorModules: [Target.Dependency] = ["AggregateText", "AggregateJSON", "A
 /// Every library module, for the executable and the tests.
 let libraryModules: [Target.Dependency] = [
     "AggregateText", "AggregateJSON", "AggregateCore", "AggregateHTTP", "AggregateRendering", "AggregateDefinitions",
-    "AggregateSandboxKit", "AggregateSandbox", "AggregateProviders", "AggregateScaffold", "AggregateSQL", "AggregateImport",
+    "AggregateSandboxKit", "AggregateSandbox", "AggregateProviders", "AggregateScaffold", "AggregateSQL", "AggregateImport", "AggregateYAML",
 ]
 
 var targets: [Target] = [
     .target(name: "AggregateText"),
     .target(name: "AggregateJSON", dependencies: ["AggregateText"]),
     .target(name: "AggregateCore", dependencies: ["AggregateText", "AggregateJSON"]),
+    // YAML documents (OpenAPI, Swagger) read into `JSONValue`: a strict subset, see docs/yaml.md.
+    .target(name: "AggregateYAML", dependencies: ["AggregateText", "AggregateJSON"]),
     .target(name: "AggregateHTTP", dependencies: ["AggregateText", "AggregateJSON", "AggregateCore"]),
     .target(name: "AggregateRendering", dependencies: ["AggregateText", "AggregateJSON", "AggregateCore"]),
     .target(name: "AggregateDefinitions", dependencies: ["AggregateText", "AggregateJSON", "AggregateCore", "AggregateHTTP"]),
@@ -57,7 +59,7 @@ var targets: [Target] = [
     // `aggregate import`: an OpenAPI document or a cassette becomes a definition folder.
     .target(
         name: "AggregateImport",
-        dependencies: ["AggregateText", "AggregateJSON", "AggregateCore", "AggregateDefinitions", "AggregateScaffold"]),
+        dependencies: ["AggregateText", "AggregateJSON", "AggregateCore", "AggregateDefinitions", "AggregateScaffold", "AggregateYAML"]),
     .target(
         name: "AggregateSandbox",
         dependencies: ["AggregateText", "AggregateJSON", "AggregateCore", "AggregateHTTP", "AggregateDefinitions", "AggregateSandboxKit"]
@@ -67,6 +69,9 @@ var targets: [Target] = [
     .executableTarget(name: "aggregate", dependencies: libraryModules),
     .target(name: "AggregateTestSupport", dependencies: libraryModules),
     .testTarget(name: "AggregateJSONTests", dependencies: ["AggregateText", "AggregateJSON", "AggregateTestSupport"], exclude: ["Fixtures", "Golden"]),
+    .testTarget(
+        name: "AggregateYAMLTests", dependencies: ["AggregateJSON", "AggregateYAML", "AggregateTestSupport"],
+        exclude: ["YAMLTestSuite"]),
     .testTarget(name: "AggregateCoreTests", dependencies: ["AggregateText", "AggregateJSON", "AggregateCore", "AggregateTestSupport"]),
     .testTarget(
         name: "AggregateHTTPTests",
@@ -123,6 +128,7 @@ let package = Package(
     products: [
         .executable(name: "aggregate", targets: ["aggregate"]),
         .library(name: "AggregateJSON", targets: ["AggregateJSON"]),
+        .library(name: "AggregateYAML", targets: ["AggregateYAML"]),
         .library(name: "AggregateCore", targets: ["AggregateCore"]),
         .library(name: "AggregateHTTP", targets: ["AggregateHTTP"]),
         .library(name: "AggregateProviders", targets: ["AggregateProviders"]),
