@@ -10,6 +10,8 @@ public final class OpenAPIDocument {
     public let isSwagger2: Bool
     /// Each `$ref` target already looked up, so a schema used by a thousand operations is found once.
     private var targets: [String: JSONValue?] = [:]
+    /// Each response schema `$ref` already analysed (``OpenAPIResponseAnalysis/of(_:pointer:document:)``).
+    var analyses: [String: OpenAPIResponseAnalysis] = [:]
 
     /// The most `$ref`s followed in a row (a chain, not a recursion: recursions are stopped by ``SchemaWalk``).
     static let maxReferenceChain = 32

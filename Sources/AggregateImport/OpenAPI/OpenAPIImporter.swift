@@ -1,6 +1,6 @@
 public import AggregateCore
-public import AggregateJSON
-public import AggregateScaffold
+import AggregateJSON
+import AggregateScaffold
 import AggregateText
 import Foundation
 

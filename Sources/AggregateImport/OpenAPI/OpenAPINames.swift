@@ -31,7 +31,7 @@ enum OpenAPINames {
 
     /// An operation's name: `x-cli-name` as given when it is a valid name; else the `operationId` in kebab case
     /// without a leading `get` (and then a leading `a`, `an` or `the`): `getAnimeSearch` → `anime-search`,
-    /// `get-an-albums-tracks` → `albums-tracks`; else the path's words: `GET /users/{id}/repos` → `users-id-repos`.
+    /// `get-an-albums-tracks` → `albums-tracks`; else the path's words: `GET /users/{id}/repos` → `users-id-repos`, `/articlesearch.json` → `articlesearch`.
     static func operationName(cliName: String?, operationID: String?, path: String) -> String {
         if let cliName, isIdentifier(cliName) { return cliName }
         if let operationID {
@@ -40,7 +40,9 @@ enum OpenAPINames {
             if parts.count > 1, ["a", "an", "the"].contains(parts[0]) { parts.removeFirst() }
             if let name = identifier(parts) { return name }
         }
-        return identifier(words(path)) ?? "root"
+        var parts = words(path)
+        if parts.count > 1, parts.last == "json" { parts.removeLast() }
+        return identifier(parts) ?? "root"
     }
 
     /// `name` then `name-2`, `name-3`, ... for the names already taken, in document order.

@@ -66,19 +66,16 @@ struct OpenAPIOperationImport {
         guard let response = OpenAPIResponse.success(of: source.operation, pointer: source.pointer, document: document) else {
             return skip("no 2xx response with a JSON schema")
         }
-        guard let schema = OpenAPISchema.read(response.schema, pointer: response.pointer, in: document) else { return skip("its response schema cannot be read") }
-        guard let records = OpenAPIRecords.find(in: schema, document: document) else {
-            return skip(schema.type == "object" ? "returns one record, not a list of objects (a definition reads records from a list)" : "its response holds no list of objects")
-        }
+        let hint = Set(OpenAPINames.words(source.operationID ?? source.path))
+        let analysis = OpenAPIResponseAnalysis.of(response.schema, pointer: response.pointer, hint: hint, document: document)
+        if let problem = analysis.problem { return skip(problem) }
+        guard let records = analysis.records, let mapping = analysis.mapping else { return skip("its response holds no list of objects") }
         var notes = ImportReport()
         notes.add(.guessed, records.record.pointer, "records at \(records.jsonPath)")
-        guard let mapping = ItemMappingGuess.guess(records.fields(in: document), pointer: records.record.pointer) else {
-            return skip("no field of its records gives a title")
-        }
         let parameters = OpenAPIParameter.all(pathItem: source.pathItem, operation: source.operation, pointer: source.pointer, pathPointer: source.pathPointer, document: document)
         let paging = OpenAPIPagination(
-            query: parameters.filter { $0.location == "query" }, records: records, responseHeaders: response.headers,
-            operation: source.operation, pointer: source.pointer, document: document)
+            query: parameters.filter { $0.location == "query" }, records: records, scalars: analysis.scalars, responseHeaders: response.headers,
+            operation: source.operation, pointer: source.pointer)
         let mapped = OpenAPIParameterMapping(parameters, path: source.path, skipping: paging.handled)
         if let why = mapped.unsendable { return skip(why) }
         notes.append(contentsOf: mapped.report)
@@ -100,7 +97,7 @@ struct OpenAPIOperationImport {
         operation["records"] = .string(records.jsonPath)
         operation["item"] = mapping.item
 
-        let (sample, origin) = OpenAPIResponse.sample(response, records: records, mapping: mapping, patches: paging.samplePatches, document: document)
+        let (sample, origin) = OpenAPIResponse.sample(response, analysis: analysis, patches: paging.samplePatches)
         notes.add(.guessed, response.pointer, "sample page \(origin)")
         let arguments: [JSONValue] = ([provider, source.name] + mapped.exampleArguments).map(JSONValue.string)
         let example: JSONObject = ["arguments": .array(arguments), "summary": .string(summary)]
@@ -153,17 +150,16 @@ struct OpenAPIResponse {
 
     /// The sample page: the document's example when its records all give a title, else one made from the schema;
     /// and a few words on where it came from.
-    static func sample(
-        _ response: OpenAPIResponse, records: OpenAPIRecords, mapping: ItemMapping, patches: [(path: [String], value: JSONValue)], document: OpenAPIDocument
-    ) -> (JSONValue, String) {
-        if let example = response.example, let list = OpenAPISampleSynthesis.value(example, at: records.path)?.array, !list.isEmpty,
-           list.allSatisfy({ titled($0, mapping: mapping) }) {
-            var body = example
-            for patch in patches { body = OpenAPISampleSynthesis.setting(body, at: patch.path, to: patch.value) }
-            return (body, "from the document's example (\(list.count) record\(list.count == 1 ? "" : "s"))")
+    static func sample(_ response: OpenAPIResponse, analysis: OpenAPIResponseAnalysis, patches: [(path: [String], value: JSONValue)]) -> (JSONValue, String) {
+        func patched(_ body: JSONValue) -> JSONValue {
+            patches.reduce(body) { OpenAPISampleSynthesis.setting($0, at: $1.path, to: $1.value) }
         }
-        let body = OpenAPISampleSynthesis(document: document).body(records, patches: patches)
-        return (body, "made from the schema (\(OpenAPISampleSynthesis.recordCount) records)")
+        if let example = response.example, let records = analysis.records, let mapping = analysis.mapping,
+           let list = OpenAPISampleSynthesis.value(example, at: records.path)?.array, !list.isEmpty,
+           list.allSatisfy({ titled($0, mapping: mapping) }) {
+            return (patched(example), "from the document's example (\(list.count) record\(list.count == 1 ? "" : "s"))")
+        }
+        return (patched(analysis.body), "made from the schema (\(OpenAPISampleSynthesis.recordCount) records)")
     }
 
     /// Whether the record gives an id and a title by the mapping's first paths.

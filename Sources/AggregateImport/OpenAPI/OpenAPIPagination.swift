@@ -27,8 +27,8 @@ struct OpenAPIPagination {
     static let totalPagesFields = ["totalpages", "lastvisiblepage", "lastpage", "pagecount", "numpages", "pages"]
     static let totalCountFields = ["totalcount", "total", "totalresults", "totalitems", "hits", "numfound", "totalhits", "count"]
 
-    init(query: [OpenAPIParameter], records: OpenAPIRecords, responseHeaders: [String], operation: JSONObject, pointer: String, document: OpenAPIDocument) {
-        let scalars = Self.scalarPaths(in: records.response, skipping: records.path, document: document)
+    /// `scalars`: the response's fields outside the records (``scalarPaths(in:skipping:document:)``).
+    init(query: [OpenAPIParameter], records: OpenAPIRecords, scalars: [(path: [String], type: String, pointer: String)], responseHeaders: [String], operation: JSONObject, pointer: String) {
         func field(_ names: [String], types: Set<String>) -> (path: [String], pointer: String)? {
             for name in names {
                 // Nearest the records first: beside them, then anywhere in the body.
@@ -46,16 +46,18 @@ struct OpenAPIPagination {
         var object: [JSONObject.Member] = []
         let total = field(Self.totalCountFields, types: ["integer", "number"])
         let size = parameter(Self.pageSizeNames)
-        func addPageSize(default fallback: Int?) {
+        func addPageSize() {
             let described = Self.describedPageSize(operation["description"]?.string) ?? query.lazy.compactMap { Self.describedPageSize($0.description) }.first
             let declared = (size?.schema?.defaultValue?.int ?? size?.example?.int).flatMap { $0 > 0 ? $0 : nil }
-            let pageSize = declared ?? described ?? size?.schema?.maximum.map { min(Int($0), 50) } ?? fallback ?? 20
+            // Without a size parameter the API's own page size is unknown: a guess too large would end the paging
+            // after the first page (which then looks short), one too small only costs a last empty request.
+            let pageSize = declared ?? described ?? size?.schema?.maximum.map { min(Int($0), 50) } ?? (size == nil ? 10 : 20)
             object.append(.init("pageSize", .int(max(1, pageSize))))
             if let size {
                 object.append(.init("pageSizeParameter", .string(size.name)))
                 handled.insert(size.name)
             }
-            let why = declared != nil ? "the default of '\(size?.name ?? "")'" : described != nil ? "the number of results a page the description gives" : "no default declared, a guess"
+            let why = declared != nil ? "the default of '\(size?.name ?? "")'" : described != nil ? "the number of results a page the description gives" : size == nil ? "no page size declared: a small guess, check the API's" : "no default declared, sent as '\(size?.name ?? "")'"
             report.add(.guessed, size?.pointer ?? pointer, "page size \(max(1, pageSize)) (\(why))")
         }
         func addTotal() {
@@ -74,34 +76,35 @@ struct OpenAPIPagination {
         } else if let cursor = parameter(Self.cursorNames), let next = field(Self.nextCursorFields, types: ["string", "integer"]) {
             object = [.init("kind", "cursor"), .init("parameter", .string(cursor.name)), .init("cursorPath", .string(jsonPath(next.path)))]
             handled.insert(cursor.name)
-            if size != nil { addPageSize(default: nil) }
+            if size != nil { addPageSize() }
             samplePatches.append((next.path, .null))
             report.add(.guessed, cursor.pointer, "cursor paging: sends '\(cursor.name)' with the value at \(jsonPath(next.path)) of the last page")
             addTotal()
         } else if let offset = parameter(Self.offsetNames) {
             object = [.init("kind", "offset"), .init("parameter", .string(offset.name))]
             handled.insert(offset.name)
-            addPageSize(default: nil)
+            addPageSize()
             report.add(.guessed, offset.pointer, "offset paging by '\(offset.name)'")
             addTotal()
         } else if let page = parameter(Self.pageNames) {
             let first = (page.schema?.minimum == 0 || page.schema?.defaultValue?.int == 0) ? 0 : 1
             object = [.init("kind", "pageNumber"), .init("parameter", .string(page.name)), .init("firstPage", .int(first))]
             handled.insert(page.name)
-            addPageSize(default: nil)
+            addPageSize()
             if let pages = field(Self.totalPagesFields, types: ["integer", "number"]) {
                 object.append(.init("totalPagesPath", .string(jsonPath(pages.path))))
                 samplePatches.append((pages.path, .int(1)))
                 report.add(.guessed, pages.pointer, "the number of pages is at \(jsonPath(pages.path))")
             } else {
-                object.append(.init("maxPages", 10))
-                report.add(.guessed, page.pointer, "no field gives the number of pages: at most 10 pages, while they come back full")
+                let most = page.schema?.maximum.map { Int($0) - first + 1 }.flatMap { $0 >= 1 ? $0 : nil }
+                object.append(.init("maxPages", .int(most ?? 10)))
+                report.add(.guessed, page.pointer, "no field gives the number of pages: at most \(most ?? 10) pages (\(most == nil ? "a guess" : "the parameter's maximum")), while they come back full")
             }
             report.add(.guessed, page.pointer, "page-number paging by '\(page.name)' from \(first)")
             addTotal()
         } else if responseHeaders.contains(where: { $0.lowercased() == "link" }) {
             object = [.init("kind", "link")]
-            if size != nil { addPageSize(default: nil) }
+            if size != nil { addPageSize() }
             report.add(.guessed, pointer, "Link header paging (the response declares a Link header)")
             addTotal()
         } else {
