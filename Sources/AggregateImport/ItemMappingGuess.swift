@@ -93,7 +93,9 @@ extension RecordField.ValueType {
 /// RFC 6901 escaping of one reference token, for the report's pointers.
 public enum JSONPointerText {
     public static func escape(_ key: String) -> String {
-        key.replacingOccurrences(of: "~", with: "~0").replacingOccurrences(of: "/", with: "~1")
+        // Most keys need nothing, and a large document's importer escapes every key it passes.
+        guard key.utf8.contains(where: { $0 == UInt8(ascii: "~") || $0 == UInt8(ascii: "/") }) else { return key }
+        return key.replacingOccurrences(of: "~", with: "~0").replacingOccurrences(of: "/", with: "~1")
     }
 }
 

@@ -115,7 +115,7 @@ struct OpenAPIPagination {
 
     /// A page size a description states: "each page will contain `30` articles", "10 results per page".
     static func describedPageSize(_ text: String?) -> Int? {
-        guard let text = text?.lowercased().replacingOccurrences(of: "`", with: "") else { return nil }
+        guard let text = text?.lowercased().replacingOccurrences(of: "`", with: ""), text.contains("page"), text.contains(where: \.isNumber) else { return nil }
         let patterns = [#"(\d+)\s+(?:[a-z]+\s+){0,2}(?:per|a|each)\s+page"#, #"page (?:will )?(?:contains?|holds?|returns?|has) (\d+)"#]
         for pattern in patterns {
             guard let expression = try? NSRegularExpression(pattern: pattern),
