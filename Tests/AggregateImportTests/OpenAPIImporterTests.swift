@@ -99,6 +99,7 @@ import Testing
         #expect(OpenAPINames.providerName(title: "Jikan REST API") == "jikan")
         #expect(OpenAPINames.providerName(title: "Forem API V1") == "forem")
         #expect(OpenAPINames.kind(referenceName: nil, path: "/users/{id}/categories") == "category")
+        #expect(OpenAPINames.kind(referenceName: "TrackObject", path: "/tracks") == "track")
     }
 
     @Test func repeatedNamesKeepTheirVerbOrGetANumberInDocumentOrder() throws {
@@ -109,8 +110,12 @@ import Testing
             "/a": Self.get(list, extra: ["x-cli-name": "same"]),
             "/b": Self.get(list, extra: ["x-cli-name": "same"]),
         ], components: ["schemas": ["Book": Self.book]])
-        let (_, operations) = try Self.run(doc)
+        let (imported, operations) = try Self.run(doc)
         #expect(operations.map(\.name) == ["list-bookmarks", "get-list-bookmarks", "same", "same-2"])
+        // They answer the same schema, so their sample is one file, listed for each.
+        let plan = imported.folderPlan(at: URL(fileURLWithPath: "/nowhere"))
+        #expect(plan.created.map(\.path).filter { $0.hasPrefix("SampleData/") } == ["SampleData/list-bookmarks-1.json"])
+        #expect(imported.definitionWithSamples["samples"]?["same-2"] == ["SampleData/list-bookmarks-1.json"])
     }
 
     @Test func parametersBecomePositionalsOptionsAndHeaders() throws {

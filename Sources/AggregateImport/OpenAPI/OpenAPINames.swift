@@ -81,10 +81,15 @@ enum OpenAPINames {
         return identifier(Array(parts.prefix(3)), maxLength: 40)
     }
 
-    /// An item kind from a schema's name (`anime`, `ArticleIndex` → `article-index`) or the path's last literal
+    /// An item kind from a schema's name (`anime`, `ArticleIndex` → `article-index`, `TrackObject` → `track`) or the path's last literal
     /// word, singular (`/bookmarks` → `bookmark`); `record` when neither gives one.
     static func kind(referenceName: String?, path: String) -> String {
-        if let referenceName, let name = identifier(words(referenceName), maxLength: 40) { return name }
+        if let referenceName {
+            // `TrackObject`, `ArticleResource`, `UserDTO`: the last word says what a schema is, not what it holds.
+            var parts = words(referenceName)
+            if parts.count > 1, let last = parts.last, ["object", "schema", "model", "dto", "resource", "item", "entity"].contains(last) { parts.removeLast() }
+            if let name = identifier(parts, maxLength: 40) { return name }
+        }
         let literal = path.split(separator: "/").last { !$0.hasPrefix("{") }.map(String.init) ?? ""
         var parts = words(literal.replacingOccurrences(of: ".json", with: ""))
         if let last = parts.last, last.count > 3, last.hasSuffix("s"), !last.hasSuffix("ss") {

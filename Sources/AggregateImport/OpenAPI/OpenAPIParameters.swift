@@ -16,6 +16,8 @@ struct OpenAPIParameter {
     var commaSeparated: Bool
     var style: String?
     var pointer: String
+    /// For an array: a value one of its items may take (its first enum word, example or default).
+    var itemSample: String?
 
     /// The parameters an operation takes: the path item's, overridden by the operation's of the same name and place.
     static func all(pathItem: JSONObject, operation: JSONObject, pointer: String, pathPointer: String, document: OpenAPIDocument) -> [OpenAPIParameter] {
@@ -44,14 +46,19 @@ struct OpenAPIParameter {
         return OpenAPIParameter(
             name: name, location: location, required: value["required"]?.bool == true || location == "path", schema: schema,
             description: value["description"]?.string ?? value["schema"]?["description"]?.string, example: example, commaSeparated: comma,
-            style: value["style"]?.string, pointer: pointer)
+            style: value["style"]?.string, pointer: pointer,
+            itemSample: schema?.itemSchema(in: document).flatMap { item in
+                [item.enumValues.first, item.example, item.defaultValue].lazy.compactMap { $0.flatMap(text) }.first
+            })
     }
 
     /// A value the parameter accepts, for the examples: its example, default, first enum word, else one by type.
     var sampleValue: String {
         for value in [example, schema?.example, schema?.defaultValue, schema?.enumValues.first] {
-            if let text = value.flatMap(OpenAPIParameter.text), !text.isEmpty { return text }
+            // Examples are sometimes written as they go in a URL (`remaster%20track:Doxy`): the command line takes them plain.
+            if let text = value.flatMap(OpenAPIParameter.text), !text.isEmpty { return text.removingPercentEncoding ?? text }
         }
+        if let itemSample, !itemSample.isEmpty { return itemSample }
         switch schema?.type {
         case "integer", "number": return String(Int(max(schema?.minimum ?? 1, 1)))
         case "boolean": return "true"
