@@ -45,12 +45,12 @@ enum OpenAPINames {
         return identifier(parts) ?? "root"
     }
 
-    /// `name` then `name-2`, `name-3`, ... for the names already taken, in document order.
-    static func unique(_ name: String, taken: inout Set<String>) -> String {
+    /// `name` then `name-2`, `name-3`, ... for the names already taken (operations, options, variables with `_`).
+    static func unique(_ name: String, taken: inout Set<String>, separator: String = "-") -> String {
         var candidate = name
         var counter = 2
         while taken.contains(candidate) {
-            candidate = "\(name)-\(counter)"
+            candidate = "\(name)\(separator)\(counter)"
             counter += 1
         }
         taken.insert(candidate)

@@ -139,10 +139,7 @@ struct OpenAPIParameterMapping {
             }
             var name = Self.optionName(parameter.name)
             if Self.reservedNames.contains(name) { name = "query-" + name }
-            var unique = name
-            var counter = 2
-            while used.contains(unique) { unique = "\(name)-\(counter)"; counter += 1 }
-            used.insert(unique)
+            let unique = OpenAPINames.unique(name, taken: &used)
             entry.insert(.init("name", .string(unique)), at: 0)
             let template = JSONValue.string("{\(unique)}")
             switch parameter.location {

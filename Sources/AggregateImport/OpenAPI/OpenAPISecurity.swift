@@ -59,13 +59,7 @@ struct OpenAPISecurity {
         // A credential is required when every imported operation needs it.
         let required = Set(names.filter { name in !requirements.isEmpty && requirements.allSatisfy { $0.contains(name) } })
         var variables: Set<String> = []
-        func variable(_ suffix: String) -> String {
-            var name = "\(prefix)_\(suffix)"
-            var counter = 2
-            while variables.contains(name) { name = "\(prefix)_\(suffix)_\(counter)"; counter += 1 }
-            variables.insert(name)
-            return name
-        }
+        func variable(_ suffix: String) -> String { OpenAPINames.unique("\(prefix)_\(suffix)", taken: &variables, separator: "_") }
         for name in names {
             let pointer = OpenAPIDocument.pointer(base, name)
             guard let found = schemes?[name], let (scheme, _) = document.resolve(found, pointer: pointer) else {
