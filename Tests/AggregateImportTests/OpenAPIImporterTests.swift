@@ -312,7 +312,6 @@ import Testing
                   id: {type: string}
                   text: {type: string}
                   author: {type: string}
-
             """
         let document = try OpenAPIDocument.parse(Data(yaml.utf8), name: "quotes.yaml")
         let (imported, operations) = try Self.run(document)
