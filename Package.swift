@@ -59,7 +59,7 @@ var targets: [Target] = [
     // `aggregate import`: an OpenAPI document or a cassette becomes a definition folder.
     .target(
         name: "AggregateImport",
-        dependencies: ["AggregateText", "AggregateJSON", "AggregateCore", "AggregateHTTP", "AggregateDefinitions", "AggregateScaffold"]),
+        dependencies: ["AggregateText", "AggregateJSON", "AggregateCore", "AggregateHTTP", "AggregateDefinitions", "AggregateScaffold", "AggregateYAML"]),
     .target(
         name: "AggregateSandbox",
         dependencies: ["AggregateText", "AggregateJSON", "AggregateCore", "AggregateHTTP", "AggregateDefinitions", "AggregateSandboxKit"]

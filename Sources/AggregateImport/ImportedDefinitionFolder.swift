@@ -43,10 +43,15 @@ public struct ImportedDefinition: Sendable {
 
     /// Each sample page's file: `SampleData/search-1.json`; a keyed sample's placeholder value is kept in the name
     /// (`SampleData/repos-owner-octocat-1.json`), made safe for a file system.
+    /// A page with the same bytes as an earlier one is that file again (operations answering one schema share their
+    /// sample), so a document of thousands of alike operations does not write thousands of alike files.
     var sampleFiles: [(key: String, path: String, data: Data)] {
-        samples.flatMap { sample in
+        var written: [Data: String] = [:]
+        return samples.flatMap { sample in
             sample.pages.enumerated().map { index, data in
-                (sample.key, "SampleData/\(Self.fileStem(sample.key))-\(index + 1).json", data)
+                let path = written[data] ?? "SampleData/\(Self.fileStem(sample.key))-\(index + 1).json"
+                written[data] = path
+                return (sample.key, path, data)
             }
         }
     }
@@ -62,7 +67,8 @@ public struct ImportedDefinition: Sendable {
     public func folderPlan(at folder: URL) -> ScaffoldPlan {
         var plan = ScaffoldPlan(root: folder)
         plan.created.append(("provider.json", JSONWriter(pretty: true).string(definitionWithSamples) + "\n"))
-        for file in sampleFiles { plan.created.append((file.path, String(decoding: file.data, as: UTF8.self))) }
+        var paths: Set<String> = []
+        for file in sampleFiles where paths.insert(file.path).inserted { plan.created.append((file.path, String(decoding: file.data, as: UTF8.self))) }
         plan.created.append((Self.reportFileName, report.text))
         plan.nextSteps = [
             "aggregate check \(folder.appendingPathComponent("provider.json").path)",

@@ -93,7 +93,9 @@ extension RecordField.ValueType {
 /// RFC 6901 escaping of one reference token, for the report's pointers.
 public enum JSONPointerText {
     public static func escape(_ key: String) -> String {
-        key.replacingOccurrences(of: "~", with: "~0").replacingOccurrences(of: "/", with: "~1")
+        // Most keys need nothing, and a large document's importer escapes every key it passes.
+        guard key.utf8.contains(where: { $0 == UInt8(ascii: "~") || $0 == UInt8(ascii: "/") }) else { return key }
+        return key.replacingOccurrences(of: "~", with: "~0").replacingOccurrences(of: "/", with: "~1")
     }
 }
 
@@ -231,7 +233,7 @@ public enum ItemMappingGuess {
             childNames: ["login", "username", "name", "displayname", "original"], fallbacks: 1)
         static let createdAt = Role(
             name: "createdAt", why: "a date named like a creation time",
-            names: ["createdat", "created", "publishedat", "published", "pubdate", "date", "releasedate", "postedat", "addedat", "timestamp", "createdati", "time", "updatedat"],
+            names: ["createdat", "created", "publishedat", "published", "pubdate", "date", "releasedate", "postedat", "addedat", "timestamp", "createdati", "time", "updatedat", "aired"],
             types: [.string, .integer], formats: ["date-time", "date", "epoch-seconds", "epoch-ms"],
             childNames: ["from", "date", "iso"], fallbacks: 1)
         static let summary = Role(
