@@ -43,7 +43,9 @@ enum ImportOpenAPICommand: CLICommand {
             let operations = parsed.value("operations").map { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty } }
             let (imported, summary) = try OpenAPIImporter.run(document, file: file, options: .init(name: parsed.value("name"), operations: operations))
             if context.registry.names.contains(imported.name.name) {
-                throw AggregateError(.usage, "import openapi: '\(imported.name.name)' is already a built-in provider; pass --name with another name")
+                // Re-importing a built-in provider's document into Providers/<Name> is how it is updated, so this is
+                // a warning: only --provider-file refuses a definition that takes a built-in name.
+                context.console.err("warning: '\(imported.name.name)' is a built-in provider's name: the folder can replace its Providers/ folder, but --provider-file refuses it; pass --name to use it beside the built-in\n")
             }
             let folder = URL(fileURLWithPath: parsed.value("out") ?? imported.name.name)
             try checkEmpty(folder)

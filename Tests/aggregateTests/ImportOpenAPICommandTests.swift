@@ -15,11 +15,11 @@ import Testing
 
     /// Each document, with the operations its README lists among those imported (an oracle for the records paths).
     static let documents: [(file: String, name: String, expected: [String: String])] = [
-        ("nytimes.com-article_search_v2.yaml", "nytimes", ["articlesearch": "response.docs"]),
+        ("nytimes.com-article_search_v2.yaml", "nyt", ["articlesearch": "response.docs"]),
         ("spotify.com-official-spotify-open-api.yml", "spotify", ["albums-tracks": "items", "new-releases": "albums.items", "multiple-artists": "artists", "recently-played": "items"]),
         ("discourse.org-openapi.yml", "discourse", ["list-latest-topics": "topic_list.topics", "list-categories": "category_list.categories", "list-posts": "latest_posts"]),
         ("karakeep.app-karakeep-openapi-spec.json", "karakeep", ["list-bookmarks": "bookmarks", "list-tags": "tags", "list-feeds": "feeds"]),
-        ("jikan.moe-api-docs.json", "jikan", ["anime-search": "data", "top-anime": "data", "anime-characters": "data", "top-reviews": "data.data"]),
+        ("jikan.moe-api-docs.json", "anime", ["anime-search": "data", "top-anime": "data", "anime-characters": "data", "top-reviews": "data.data"]),
         ("forem.com-api_v1.json", "forem", ["articles": ".", "podcast-episodes": ".", "followed-tags": "."]),
     ]
 
@@ -111,7 +111,10 @@ import Testing
         #expect(missing.status == 66)
 
         let builtIn = try Binary.run(["import", "openapi", document.path, "--name", "github", "--out", folder.appendingPathComponent("g").path])
-        #expect(builtIn.status == 64)
-        #expect(builtIn.stderr.contains("already a built-in provider"))
+        // A built-in name imports (that is how Providers/<Name> is re-imported), with a warning that
+        // --provider-file will refuse the folder under that name.
+        #expect(builtIn.status == 0, "\(builtIn.stderr)")
+        #expect(builtIn.stderr.hasPrefix("warning: 'github' is a built-in provider's name"))
+        #expect(FileManager.default.fileExists(atPath: folder.appendingPathComponent("g/provider.json").path))
     }
 }

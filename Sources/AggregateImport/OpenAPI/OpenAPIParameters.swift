@@ -137,7 +137,7 @@ struct OpenAPIParameterMapping {
                 if parameter.required { unsendable = "the required parameter " + why } else { report.add(.skipped, parameter.pointer, why) }
                 continue
             }
-            var name = Self.optionName(parameter.name)
+            var name = parameter.location == "path" ? Self.pathParameterName(parameter.name, in: self.path) : Self.optionName(parameter.name)
             if Self.reservedNames.contains(name) { name = "query-" + name }
             let unique = OpenAPINames.unique(name, taken: &used)
             entry.insert(.init("name", .string(unique)), at: 0)
@@ -192,6 +192,19 @@ struct OpenAPIParameterMapping {
         }
         if !entry.contains(where: { $0.key == "help" }) { entry.append(.init("help", .string(parameter.help))) }
         return entry
+    }
+
+    /// A path parameter's name, from the segment before it when the document's is only `id`: in
+    /// `/anime/{id}/characters` the id is the anime's, so the positional is `<anime-id>` (and its SQL key column
+    /// `anime_id`), not an id of the characters listed.
+    static func pathParameterName(_ name: String, in path: String) -> String {
+        let option = optionName(name)
+        guard option == "id", let segments = Optional(path.split(separator: "/")),
+              let index = segments.firstIndex(of: "{\(name)}"), index > 0, !segments[index - 1].hasPrefix("{")
+        else { return option }
+        var noun = optionName(String(segments[index - 1]))
+        if noun.count > 3, noun.hasSuffix("s"), !noun.hasSuffix("ss") { noun.removeLast() }
+        return noun + "-id"
     }
 
     /// `order_by` → `order-by`, `sortOrder` → `sort-order`, `Api-Username` → `api-username`.

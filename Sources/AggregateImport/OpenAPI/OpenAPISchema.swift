@@ -118,6 +118,11 @@ struct OpenAPISchema {
         if let members = object["properties"]?.object?.members {
             properties += members.map { ($0.key, $0.value, OpenAPIDocument.pointer(pointer + "/properties", $0.key)) }
         }
+        // Stale documents require properties they no longer declare (Forem's ArticleIndex requires comments_count):
+        // a sample must still have them to be valid, so they join as properties of any type.
+        for case .string(let name) in object["required"]?.array ?? [] where !properties.contains(where: { $0.name == name }) {
+            properties.append((name, .object(JSONObject()), pointer + "/required"))
+        }
         if let items = object["items"], items.object != nil { self.items = (items, pointer + "/items") }
         if let values = object["enum"]?.array { enumValues = values.filter { !$0.isNull } }
         if let example = object["example"] { self.example = example } else if let first = object["examples"]?.array?.first { example = first }

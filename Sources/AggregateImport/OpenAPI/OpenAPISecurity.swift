@@ -15,7 +15,7 @@ enum OpenAPIServer {
             let scheme = schemes.contains("https") || schemes.isEmpty ? "https" : schemes[0]
             let url = trimmed("\(scheme)://\(host)\(root["basePath"]?.string ?? "")")
             report.add(.mapped, "/host", "baseURL \(url)")
-            return url
+            return withoutRepeatedPrefix(url, document: document, pointer: "/basePath", report: &report)
         }
         guard let server = root["servers"]?.array?.first, var url = server["url"]?.string else {
             report.add(.skipped, "/servers", "no servers: the definition's baseURL is null, so give --base-url or AGGREGATE_<NAME>_BASE_URL")
@@ -32,7 +32,21 @@ enum OpenAPIServer {
         }
         url = trimmed(url)
         report.add(.mapped, "/servers/0/url", "baseURL \(url)")
-        return url
+        return withoutRepeatedPrefix(url, document: document, pointer: "/servers/0/url", report: &report)
+    }
+
+    /// Some documents give the base path twice: Forem's server is `https://dev.to/api` and its paths start with
+    /// `/api/` too, while the API lives at `https://dev.to/api/articles`. When every path repeats the base URL's
+    /// path, the base URL is cut to its origin so the requests reach the documented addresses.
+    private static func withoutRepeatedPrefix(_ url: String, document: OpenAPIDocument, pointer: String, report: inout ImportReport) -> String {
+        guard var components = URLComponents(string: url), components.path.count > 1 else { return url }
+        let prefix = components.path
+        let paths = document.root["paths"]?.object?.keys ?? []
+        guard !paths.isEmpty, paths.allSatisfy({ $0.hasPrefix(prefix + "/") }) else { return url }
+        components.path = ""
+        let origin = components.string ?? url
+        report.add(.guessed, pointer, "every path starts with \(prefix)/ as the base URL ends: baseURL \(origin), so requests go to \(url)/... once")
+        return origin
     }
 
     private static func trimmed(_ url: String) -> String {

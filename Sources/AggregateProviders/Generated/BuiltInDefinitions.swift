@@ -4,6 +4,395 @@
 /// The compiled-in provider definitions: each folder under `Providers/` that holds a `provider.json` and no Swift
 /// file, with the file's exact text.
 public let builtInDefinitions: [(folder: String, json: String)] = [
+    (folder: "DevTo", json: #"""
+{
+  "name": "devto",
+  "displayName": "DEV (Forem)",
+  "summary": "Articles, podcast episodes, your reading list and followed tags from DEV (dev.to), through the Forem API V1.",
+  "docsURL": "https://dev.to",
+  "baseURL": "https://dev.to",
+  "auth": [
+    {
+      "variable": "DEVTO_API_KEY",
+      "in": "header",
+      "parameter": "api-key"
+    }
+  ],
+  "headers": {
+    "Accept": "application/json"
+  },
+  "operations": [
+    {
+      "name": "articles",
+      "summary": "Published articles",
+      "kind": "article-index",
+      "parameters": [
+        {
+          "name": "tag",
+          "help": "Using this parameter will retrieve articles that contain the requested tag. Articles"
+        },
+        {
+          "name": "tags",
+          "help": "Using this parameter will retrieve articles with any of the comma-separated tags."
+        },
+        {
+          "name": "tags-exclude",
+          "help": "Using this parameter will retrieve articles that do _not_ contain _any_"
+        },
+        {
+          "name": "username",
+          "help": "Using this parameter will retrieve articles belonging"
+        },
+        {
+          "name": "state",
+          "type": "enum",
+          "values": [
+            "fresh",
+            "rising",
+            "all"
+          ],
+          "help": "Using this parameter will allow the client to check which articles are fresh or rising."
+        },
+        {
+          "name": "top",
+          "type": "integer",
+          "minimum": 1,
+          "help": "Using this parameter will allow the client to return the most popular articles"
+        },
+        {
+          "name": "collection-id",
+          "type": "integer",
+          "help": "Adding this will allow the client to return the list of articles"
+        }
+      ],
+      "request": {
+        "path": "/api/articles",
+        "query": {
+          "tag": "{tag}",
+          "tags": "{tags}",
+          "tags_exclude": "{tags-exclude}",
+          "username": "{username}",
+          "state": "{state}",
+          "top": "{top}",
+          "collection_id": "{collection-id}"
+        }
+      },
+      "pagination": {
+        "kind": "pageNumber",
+        "parameter": "page",
+        "firstPage": 1,
+        "pageSize": 30,
+        "pageSizeParameter": "per_page",
+        "maxPages": 10
+      },
+      "records": ".",
+      "item": {
+        "id": "id",
+        "title": "title",
+        "url": "url",
+        "author": "user.username",
+        "createdAt": "created_at",
+        "summary": "description",
+        "imageUrl": "cover_image",
+        "metrics": {
+          "positiveReactionsCount": "positive_reactions_count",
+          "publicReactionsCount": "public_reactions_count",
+          "readingTimeMinutes": "reading_time_minutes"
+        }
+      }
+    },
+    {
+      "name": "user-articles",
+      "summary": "User's articles",
+      "kind": "article-index",
+      "request": {
+        "path": "/api/articles/me"
+      },
+      "pagination": {
+        "kind": "pageNumber",
+        "parameter": "page",
+        "firstPage": 1,
+        "pageSize": 30,
+        "pageSizeParameter": "per_page",
+        "maxPages": 10
+      },
+      "records": ".",
+      "item": {
+        "id": "id",
+        "title": "title",
+        "url": "url",
+        "author": "user.username",
+        "createdAt": "created_at",
+        "summary": "description",
+        "imageUrl": "cover_image",
+        "metrics": {
+          "positiveReactionsCount": "positive_reactions_count",
+          "publicReactionsCount": "public_reactions_count",
+          "readingTimeMinutes": "reading_time_minutes"
+        }
+      }
+    },
+    {
+      "name": "user-published-articles",
+      "summary": "User's published articles",
+      "kind": "article-index",
+      "request": {
+        "path": "/api/articles/me/published"
+      },
+      "pagination": {
+        "kind": "pageNumber",
+        "parameter": "page",
+        "firstPage": 1,
+        "pageSize": 30,
+        "pageSizeParameter": "per_page",
+        "maxPages": 10
+      },
+      "records": ".",
+      "item": {
+        "id": "id",
+        "title": "title",
+        "url": "url",
+        "author": "user.username",
+        "createdAt": "created_at",
+        "summary": "description",
+        "imageUrl": "cover_image",
+        "metrics": {
+          "positiveReactionsCount": "positive_reactions_count",
+          "publicReactionsCount": "public_reactions_count",
+          "readingTimeMinutes": "reading_time_minutes"
+        }
+      }
+    },
+    {
+      "name": "user-unpublished-articles",
+      "summary": "User's unpublished articles",
+      "kind": "article-index",
+      "request": {
+        "path": "/api/articles/me/unpublished"
+      },
+      "pagination": {
+        "kind": "pageNumber",
+        "parameter": "page",
+        "firstPage": 1,
+        "pageSize": 30,
+        "pageSizeParameter": "per_page",
+        "maxPages": 10
+      },
+      "records": ".",
+      "item": {
+        "id": "id",
+        "title": "title",
+        "url": "url",
+        "author": "user.username",
+        "createdAt": "created_at",
+        "summary": "description",
+        "imageUrl": "cover_image",
+        "metrics": {
+          "positiveReactionsCount": "positive_reactions_count",
+          "publicReactionsCount": "public_reactions_count",
+          "readingTimeMinutes": "reading_time_minutes"
+        }
+      }
+    },
+    {
+      "name": "user-all-articles",
+      "summary": "User's all articles",
+      "kind": "article-index",
+      "request": {
+        "path": "/api/articles/me/all"
+      },
+      "pagination": {
+        "kind": "pageNumber",
+        "parameter": "page",
+        "firstPage": 1,
+        "pageSize": 30,
+        "pageSizeParameter": "per_page",
+        "maxPages": 10
+      },
+      "records": ".",
+      "item": {
+        "id": "id",
+        "title": "title",
+        "url": "url",
+        "author": "user.username",
+        "createdAt": "created_at",
+        "summary": "description",
+        "imageUrl": "cover_image",
+        "metrics": {
+          "positiveReactionsCount": "positive_reactions_count",
+          "publicReactionsCount": "public_reactions_count",
+          "readingTimeMinutes": "reading_time_minutes"
+        }
+      }
+    },
+    {
+      "name": "podcast-episodes",
+      "summary": "Podcast Episodes",
+      "kind": "podcast-episode-index",
+      "parameters": [
+        {
+          "name": "username",
+          "help": "Using this parameter will retrieve episodes belonging to a specific podcast."
+        }
+      ],
+      "request": {
+        "path": "/api/podcast_episodes",
+        "query": {
+          "username": "{username}"
+        }
+      },
+      "pagination": {
+        "kind": "pageNumber",
+        "parameter": "page",
+        "firstPage": 1,
+        "pageSize": 30,
+        "pageSizeParameter": "per_page",
+        "maxPages": 10
+      },
+      "records": ".",
+      "item": {
+        "id": "id",
+        "title": [
+          "title",
+          "podcast.title"
+        ],
+        "imageUrl": "image_url"
+      }
+    },
+    {
+      "name": "readinglist",
+      "summary": "Readinglist",
+      "kind": "article-index",
+      "request": {
+        "path": "/api/readinglist"
+      },
+      "pagination": {
+        "kind": "pageNumber",
+        "parameter": "page",
+        "firstPage": 1,
+        "pageSize": 30,
+        "pageSizeParameter": "per_page",
+        "maxPages": 10
+      },
+      "records": ".",
+      "item": {
+        "id": "id",
+        "title": "title",
+        "url": "url",
+        "author": "user.username",
+        "createdAt": "created_at",
+        "summary": "description",
+        "imageUrl": "cover_image",
+        "metrics": {
+          "positiveReactionsCount": "positive_reactions_count",
+          "publicReactionsCount": "public_reactions_count",
+          "readingTimeMinutes": "reading_time_minutes"
+        }
+      }
+    },
+    {
+      "name": "followed-tags",
+      "summary": "FollowedTags",
+      "kind": "followed-tag",
+      "request": {
+        "path": "/api/follows/tags"
+      },
+      "records": ".",
+      "item": {
+        "id": "id",
+        "title": "name",
+        "metrics": {
+          "points": "points"
+        }
+      }
+    }
+  ],
+  "examples": [
+    {
+      "arguments": [
+        "devto",
+        "articles"
+      ],
+      "summary": "Published articles"
+    },
+    {
+      "arguments": [
+        "devto",
+        "user-articles"
+      ],
+      "summary": "User's articles"
+    },
+    {
+      "arguments": [
+        "devto",
+        "user-published-articles"
+      ],
+      "summary": "User's published articles"
+    },
+    {
+      "arguments": [
+        "devto",
+        "user-unpublished-articles"
+      ],
+      "summary": "User's unpublished articles"
+    },
+    {
+      "arguments": [
+        "devto",
+        "user-all-articles"
+      ],
+      "summary": "User's all articles"
+    },
+    {
+      "arguments": [
+        "devto",
+        "podcast-episodes"
+      ],
+      "summary": "Podcast Episodes"
+    },
+    {
+      "arguments": [
+        "devto",
+        "readinglist"
+      ],
+      "summary": "Readinglist"
+    },
+    {
+      "arguments": [
+        "devto",
+        "followed-tags"
+      ],
+      "summary": "FollowedTags"
+    }
+  ],
+  "samples": {
+    "articles": [
+      "SampleData/articles-1.json"
+    ],
+    "user-articles": [
+      "SampleData/user-articles-1.json"
+    ],
+    "user-published-articles": [
+      "SampleData/user-articles-1.json"
+    ],
+    "user-unpublished-articles": [
+      "SampleData/user-articles-1.json"
+    ],
+    "user-all-articles": [
+      "SampleData/user-articles-1.json"
+    ],
+    "podcast-episodes": [
+      "SampleData/podcast-episodes-1.json"
+    ],
+    "readinglist": [
+      "SampleData/user-articles-1.json"
+    ],
+    "followed-tags": [
+      "SampleData/followed-tags-1.json"
+    ]
+  }
+}
+"""#),
     (folder: "GitHub", json: #"""
 {
   "$schema": "https://github.com/aggregate/aggregate/Schemas/provider-definition.schema.json",
@@ -351,6 +740,1229 @@ public let builtInDefinitions: [(folder: String, json: String)] = [
     {"arguments": ["hackernews", "search", "swift", "--limit", "30"], "summary": "Thirty hits: pages 0 and 1 (the second's hits in the pre-2023 shape, with nulls)."}
   ],
   "samples": {"search": ["SampleData/search-1.json", "SampleData/search-2.json"]}
+}
+"""#),
+    (folder: "Jikan", json: #"""
+{
+  "name": "jikan",
+  "displayName": "Jikan (MyAnimeList)",
+  "summary": "Anime, manga, characters and people from MyAnimeList, through Jikan, its unofficial read-only REST API (v4).",
+  "docsURL": "https://jikan.moe",
+  "baseURL": "https://api.jikan.moe/v4",
+  "headers": {
+    "Accept": "application/json"
+  },
+  "operations": [
+    {
+      "name": "anime-characters",
+      "summary": "Anime characters (GET /anime/{id}/characters).",
+      "kind": "character",
+      "parameters": [
+        {
+          "name": "anime-id",
+          "type": "integer",
+          "required": true,
+          "positional": true,
+          "help": "The API's 'id' path parameter."
+        }
+      ],
+      "request": {
+        "path": "/anime/{anime-id}/characters"
+      },
+      "records": "data",
+      "item": {
+        "id": "character.mal_id",
+        "title": "character.name",
+        "url": "character.url"
+      }
+    },
+    {
+      "name": "anime-episodes",
+      "summary": "Anime episodes (GET /anime/{id}/episodes).",
+      "kind": "episode",
+      "parameters": [
+        {
+          "name": "anime-id",
+          "type": "integer",
+          "required": true,
+          "positional": true,
+          "help": "The API's 'id' path parameter."
+        }
+      ],
+      "request": {
+        "path": "/anime/{anime-id}/episodes"
+      },
+      "pagination": {
+        "kind": "pageNumber",
+        "parameter": "page",
+        "firstPage": 1,
+        "pageSize": 10,
+        "totalPagesPath": "pagination.last_visible_page"
+      },
+      "records": "data",
+      "item": {
+        "id": "mal_id",
+        "title": "title",
+        "url": "url",
+        "createdAt": "aired"
+      }
+    },
+    {
+      "name": "anime-news",
+      "summary": "Anime news (GET /anime/{id}/news).",
+      "kind": "new",
+      "parameters": [
+        {
+          "name": "anime-id",
+          "type": "integer",
+          "required": true,
+          "positional": true,
+          "help": "The API's 'id' path parameter."
+        }
+      ],
+      "request": {
+        "path": "/anime/{anime-id}/news"
+      },
+      "pagination": {
+        "kind": "pageNumber",
+        "parameter": "page",
+        "firstPage": 1,
+        "pageSize": 10,
+        "totalPagesPath": "pagination.last_visible_page"
+      },
+      "records": "data",
+      "item": {
+        "id": "mal_id",
+        "title": "title",
+        "url": "url",
+        "createdAt": "date",
+        "summary": "excerpt",
+        "metrics": {
+          "comments": "comments"
+        }
+      }
+    },
+    {
+      "name": "anime-recommendations",
+      "summary": "Anime recommendations (GET /anime/{id}/recommendations).",
+      "kind": "recommendation",
+      "parameters": [
+        {
+          "name": "anime-id",
+          "type": "integer",
+          "required": true,
+          "positional": true,
+          "help": "The API's 'id' path parameter."
+        }
+      ],
+      "request": {
+        "path": "/anime/{anime-id}/recommendations"
+      },
+      "records": "data",
+      "item": {
+        "id": "entry.mal_id",
+        "title": "entry.title",
+        "url": "entry.url"
+      }
+    },
+    {
+      "name": "schedules",
+      "summary": "Schedules (GET /schedules).",
+      "kind": "anime",
+      "parameters": [
+        {
+          "name": "filter",
+          "type": "enum",
+          "values": [
+            "monday",
+            "tuesday",
+            "wednesday",
+            "thursday",
+            "friday",
+            "saturday",
+            "sunday",
+            "unknown",
+            "other"
+          ],
+          "help": "Filter by day"
+        },
+        {
+          "name": "kids",
+          "type": "enum",
+          "values": [
+            "true",
+            "false"
+          ],
+          "help": "When supplied, it will filter entries with the Kids Genre Demographic. When supplied as kids=true, it will return only Kid entries and when supplied as kids=..."
+        },
+        {
+          "name": "sfw",
+          "type": "enum",
+          "values": [
+            "true",
+            "false"
+          ],
+          "help": "'Safe For Work'. When supplied, it will filter entries with the Hentai Genre. When supplied as sfw=true, it will return only SFW entries and when supplied as..."
+        },
+        {
+          "name": "unapproved",
+          "type": "boolean",
+          "help": "This is a flag. When supplied it will include entries which are unapproved. Unapproved entries on MyAnimeList are those that are user submitted and have not ..."
+        }
+      ],
+      "request": {
+        "path": "/schedules",
+        "query": {
+          "filter": "{filter}",
+          "kids": "{kids}",
+          "sfw": "{sfw}",
+          "unapproved": "{unapproved}"
+        }
+      },
+      "pagination": {
+        "kind": "pageNumber",
+        "parameter": "page",
+        "firstPage": 1,
+        "pageSize": 20,
+        "pageSizeParameter": "limit",
+        "totalPagesPath": "pagination.last_visible_page",
+        "totalCountPath": "pagination.items.total"
+      },
+      "records": "data",
+      "item": {
+        "id": "mal_id",
+        "title": "title",
+        "url": "url",
+        "createdAt": "aired.from",
+        "summary": "synopsis",
+        "metrics": {
+          "episodes": "episodes",
+          "score": "score",
+          "scoredBy": "scored_by",
+          "rank": "rank",
+          "popularity": "popularity",
+          "members": "members",
+          "favorites": "favorites",
+          "year": "year"
+        }
+      }
+    },
+    {
+      "name": "anime-search",
+      "summary": "Anime search (GET /anime).",
+      "kind": "anime",
+      "parameters": [
+        {
+          "name": "unapproved",
+          "type": "boolean",
+          "help": "This is a flag. When supplied it will include entries which are unapproved. Unapproved entries on MyAnimeList are those that are user submitted and have not ..."
+        },
+        {
+          "name": "query",
+          "positional": true,
+          "valueName": "QUERY",
+          "help": "Words to look for in the name or title (leave out to list all)."
+        },
+        {
+          "name": "type",
+          "type": "enum",
+          "values": [
+            "tv",
+            "movie",
+            "ova",
+            "special",
+            "ona",
+            "music",
+            "cm",
+            "pv",
+            "tv_special"
+          ],
+          "help": "The API's 'type' query parameter."
+        },
+        {
+          "name": "score",
+          "type": "number",
+          "help": "The API's 'score' query parameter."
+        },
+        {
+          "name": "min-score",
+          "type": "number",
+          "help": "Set a minimum score for results."
+        },
+        {
+          "name": "max-score",
+          "type": "number",
+          "help": "Set a maximum score for results"
+        },
+        {
+          "name": "status",
+          "type": "enum",
+          "values": [
+            "airing",
+            "complete",
+            "upcoming"
+          ],
+          "help": "The API's 'status' query parameter."
+        },
+        {
+          "name": "rating",
+          "type": "enum",
+          "values": [
+            "g",
+            "pg",
+            "pg13",
+            "r17",
+            "r",
+            "rx"
+          ],
+          "help": "The API's 'rating' query parameter."
+        },
+        {
+          "name": "sfw",
+          "type": "boolean",
+          "help": "Filter out Adult entries"
+        },
+        {
+          "name": "genres",
+          "help": "Filter by genre(s) IDs. Can pass multiple with a comma as a delimiter. e.g 1,2,3"
+        },
+        {
+          "name": "genres-exclude",
+          "help": "Exclude genre(s) IDs. Can pass multiple with a comma as a delimiter. e.g 1,2,3"
+        },
+        {
+          "name": "order-by",
+          "type": "enum",
+          "values": [
+            "mal_id",
+            "title",
+            "start_date",
+            "end_date",
+            "episodes",
+            "score",
+            "scored_by",
+            "rank",
+            "popularity",
+            "members",
+            "favorites"
+          ],
+          "help": "The API's 'order_by' query parameter."
+        },
+        {
+          "name": "sort",
+          "type": "enum",
+          "values": [
+            "desc",
+            "asc"
+          ],
+          "help": "The API's 'sort' query parameter."
+        },
+        {
+          "name": "letter",
+          "help": "Return entries starting with the given letter"
+        },
+        {
+          "name": "producers",
+          "help": "Filter by producer(s) IDs. Can pass multiple with a comma as a delimiter. e.g 1,2,3"
+        },
+        {
+          "name": "start-date",
+          "help": "Filter by starting date. Format: YYYY-MM-DD. e.g 2022, 2005-05, 2005-01-01"
+        },
+        {
+          "name": "end-date",
+          "help": "Filter by ending date. Format: YYYY-MM-DD. e.g 2022, 2005-05, 2005-01-01"
+        }
+      ],
+      "request": {
+        "path": "/anime",
+        "query": {
+          "unapproved": "{unapproved}",
+          "q": "{query}",
+          "type": "{type}",
+          "score": "{score}",
+          "min_score": "{min-score}",
+          "max_score": "{max-score}",
+          "status": "{status}",
+          "rating": "{rating}",
+          "sfw": "{sfw}",
+          "genres": "{genres}",
+          "genres_exclude": "{genres-exclude}",
+          "order_by": "{order-by}",
+          "sort": "{sort}",
+          "letter": "{letter}",
+          "producers": "{producers}",
+          "start_date": "{start-date}",
+          "end_date": "{end-date}"
+        }
+      },
+      "pagination": {
+        "kind": "pageNumber",
+        "parameter": "page",
+        "firstPage": 1,
+        "pageSize": 20,
+        "pageSizeParameter": "limit",
+        "totalPagesPath": "pagination.last_visible_page",
+        "totalCountPath": "pagination.items.total"
+      },
+      "records": "data",
+      "item": {
+        "id": "mal_id",
+        "title": "title",
+        "url": "url",
+        "createdAt": "aired.from",
+        "summary": "synopsis",
+        "metrics": {
+          "episodes": "episodes",
+          "score": "score",
+          "scoredBy": "scored_by",
+          "rank": "rank",
+          "popularity": "popularity",
+          "members": "members",
+          "favorites": "favorites",
+          "year": "year"
+        }
+      }
+    },
+    {
+      "name": "manga-search",
+      "summary": "Manga search (GET /manga).",
+      "kind": "manga",
+      "parameters": [
+        {
+          "name": "unapproved",
+          "type": "boolean",
+          "help": "This is a flag. When supplied it will include entries which are unapproved. Unapproved entries on MyAnimeList are those that are user submitted and have not ..."
+        },
+        {
+          "name": "query",
+          "positional": true,
+          "valueName": "QUERY",
+          "help": "Words to look for in the name or title (leave out to list all)."
+        },
+        {
+          "name": "type",
+          "type": "enum",
+          "values": [
+            "manga",
+            "novel",
+            "lightnovel",
+            "oneshot",
+            "doujin",
+            "manhwa",
+            "manhua"
+          ],
+          "help": "The API's 'type' query parameter."
+        },
+        {
+          "name": "score",
+          "type": "number",
+          "help": "The API's 'score' query parameter."
+        },
+        {
+          "name": "min-score",
+          "type": "number",
+          "help": "Set a minimum score for results."
+        },
+        {
+          "name": "max-score",
+          "type": "number",
+          "help": "Set a maximum score for results"
+        },
+        {
+          "name": "status",
+          "type": "enum",
+          "values": [
+            "publishing",
+            "complete",
+            "hiatus",
+            "discontinued",
+            "upcoming"
+          ],
+          "help": "The API's 'status' query parameter."
+        },
+        {
+          "name": "sfw",
+          "type": "boolean",
+          "help": "Filter out Adult entries"
+        },
+        {
+          "name": "genres",
+          "help": "Filter by genre(s) IDs. Can pass multiple with a comma as a delimiter. e.g 1,2,3"
+        },
+        {
+          "name": "genres-exclude",
+          "help": "Exclude genre(s) IDs. Can pass multiple with a comma as a delimiter. e.g 1,2,3"
+        },
+        {
+          "name": "order-by",
+          "type": "enum",
+          "values": [
+            "mal_id",
+            "title",
+            "start_date",
+            "end_date",
+            "chapters",
+            "volumes",
+            "score",
+            "scored_by",
+            "rank",
+            "popularity",
+            "members",
+            "favorites"
+          ],
+          "help": "The API's 'order_by' query parameter."
+        },
+        {
+          "name": "sort",
+          "type": "enum",
+          "values": [
+            "desc",
+            "asc"
+          ],
+          "help": "The API's 'sort' query parameter."
+        },
+        {
+          "name": "letter",
+          "help": "Return entries starting with the given letter"
+        },
+        {
+          "name": "magazines",
+          "help": "Filter by magazine(s) IDs. Can pass multiple with a comma as a delimiter. e.g 1,2,3"
+        },
+        {
+          "name": "start-date",
+          "help": "Filter by starting date. Format: YYYY-MM-DD. e.g 2022, 2005-05, 2005-01-01"
+        },
+        {
+          "name": "end-date",
+          "help": "Filter by ending date. Format: YYYY-MM-DD. e.g 2022, 2005-05, 2005-01-01"
+        }
+      ],
+      "request": {
+        "path": "/manga",
+        "query": {
+          "unapproved": "{unapproved}",
+          "q": "{query}",
+          "type": "{type}",
+          "score": "{score}",
+          "min_score": "{min-score}",
+          "max_score": "{max-score}",
+          "status": "{status}",
+          "sfw": "{sfw}",
+          "genres": "{genres}",
+          "genres_exclude": "{genres-exclude}",
+          "order_by": "{order-by}",
+          "sort": "{sort}",
+          "letter": "{letter}",
+          "magazines": "{magazines}",
+          "start_date": "{start-date}",
+          "end_date": "{end-date}"
+        }
+      },
+      "pagination": {
+        "kind": "pageNumber",
+        "parameter": "page",
+        "firstPage": 1,
+        "pageSize": 20,
+        "pageSizeParameter": "limit",
+        "totalPagesPath": "pagination.last_visible_page",
+        "totalCountPath": "pagination.items.total"
+      },
+      "records": "data",
+      "item": {
+        "id": "mal_id",
+        "title": "title",
+        "url": "url",
+        "createdAt": "published.from",
+        "summary": "synopsis",
+        "metrics": {
+          "chapters": "chapters",
+          "volumes": "volumes",
+          "score": "score",
+          "scoredBy": "scored_by",
+          "rank": "rank",
+          "popularity": "popularity",
+          "members": "members",
+          "favorites": "favorites"
+        }
+      }
+    },
+    {
+      "name": "people-search",
+      "summary": "People search (GET /people).",
+      "kind": "person",
+      "parameters": [
+        {
+          "name": "query",
+          "positional": true,
+          "valueName": "QUERY",
+          "help": "Words to look for in the name or title (leave out to list all)."
+        },
+        {
+          "name": "order-by",
+          "type": "enum",
+          "values": [
+            "mal_id",
+            "name",
+            "birthday",
+            "favorites"
+          ],
+          "help": "The API's 'order_by' query parameter."
+        },
+        {
+          "name": "sort",
+          "type": "enum",
+          "values": [
+            "desc",
+            "asc"
+          ],
+          "help": "The API's 'sort' query parameter."
+        },
+        {
+          "name": "letter",
+          "help": "Return entries starting with the given letter"
+        }
+      ],
+      "request": {
+        "path": "/people",
+        "query": {
+          "q": "{query}",
+          "order_by": "{order-by}",
+          "sort": "{sort}",
+          "letter": "{letter}"
+        }
+      },
+      "pagination": {
+        "kind": "pageNumber",
+        "parameter": "page",
+        "firstPage": 1,
+        "pageSize": 20,
+        "pageSizeParameter": "limit",
+        "totalPagesPath": "pagination.last_visible_page",
+        "totalCountPath": "pagination.items.total"
+      },
+      "records": "data",
+      "item": {
+        "id": "mal_id",
+        "title": "name",
+        "url": "url",
+        "createdAt": "birthday",
+        "summary": "about",
+        "metrics": {
+          "favorites": "favorites"
+        }
+      }
+    },
+    {
+      "name": "characters-search",
+      "summary": "Characters search (GET /characters).",
+      "kind": "character",
+      "parameters": [
+        {
+          "name": "query",
+          "positional": true,
+          "valueName": "QUERY",
+          "help": "Words to look for in the name or title (leave out to list all)."
+        },
+        {
+          "name": "order-by",
+          "type": "enum",
+          "values": [
+            "mal_id",
+            "name",
+            "favorites"
+          ],
+          "help": "The API's 'order_by' query parameter."
+        },
+        {
+          "name": "sort",
+          "type": "enum",
+          "values": [
+            "desc",
+            "asc"
+          ],
+          "help": "The API's 'sort' query parameter."
+        },
+        {
+          "name": "letter",
+          "help": "Return entries starting with the given letter"
+        }
+      ],
+      "request": {
+        "path": "/characters",
+        "query": {
+          "q": "{query}",
+          "order_by": "{order-by}",
+          "sort": "{sort}",
+          "letter": "{letter}"
+        }
+      },
+      "pagination": {
+        "kind": "pageNumber",
+        "parameter": "page",
+        "firstPage": 1,
+        "pageSize": 20,
+        "pageSizeParameter": "limit",
+        "totalPagesPath": "pagination.last_visible_page",
+        "totalCountPath": "pagination.items.total"
+      },
+      "records": "data",
+      "item": {
+        "id": "mal_id",
+        "title": "name",
+        "url": "url",
+        "summary": "about",
+        "metrics": {
+          "favorites": "favorites"
+        }
+      }
+    },
+    {
+      "name": "season-now",
+      "summary": "Season now (GET /seasons/now).",
+      "kind": "anime",
+      "parameters": [
+        {
+          "name": "filter",
+          "type": "enum",
+          "values": [
+            "tv",
+            "movie",
+            "ova",
+            "special",
+            "ona",
+            "music"
+          ],
+          "help": "Entry types"
+        },
+        {
+          "name": "sfw",
+          "type": "boolean",
+          "help": "'Safe For Work'. This is a flag. When supplied it will filter out entries according to the SFW Policy. You do not need to pass a value to it. e.g usage: ?sfw"
+        },
+        {
+          "name": "unapproved",
+          "type": "boolean",
+          "help": "This is a flag. When supplied it will include entries which are unapproved. Unapproved entries on MyAnimeList are those that are user submitted and have not ..."
+        },
+        {
+          "name": "continuing",
+          "type": "boolean",
+          "help": "This is a flag. When supplied it will include entries which are continuing from previous seasons. MAL includes these items on the seasons view in the &#8243;..."
+        }
+      ],
+      "request": {
+        "path": "/seasons/now",
+        "query": {
+          "filter": "{filter}",
+          "sfw": "{sfw}",
+          "unapproved": "{unapproved}",
+          "continuing": "{continuing}"
+        }
+      },
+      "pagination": {
+        "kind": "pageNumber",
+        "parameter": "page",
+        "firstPage": 1,
+        "pageSize": 20,
+        "pageSizeParameter": "limit",
+        "totalPagesPath": "pagination.last_visible_page",
+        "totalCountPath": "pagination.items.total"
+      },
+      "records": "data",
+      "item": {
+        "id": "mal_id",
+        "title": "title",
+        "url": "url",
+        "createdAt": "aired.from",
+        "summary": "synopsis",
+        "metrics": {
+          "episodes": "episodes",
+          "score": "score",
+          "scoredBy": "scored_by",
+          "rank": "rank",
+          "popularity": "popularity",
+          "members": "members",
+          "favorites": "favorites",
+          "year": "year"
+        }
+      }
+    },
+    {
+      "name": "top-anime",
+      "summary": "Top anime (GET /top/anime).",
+      "kind": "anime",
+      "parameters": [
+        {
+          "name": "type",
+          "type": "enum",
+          "values": [
+            "tv",
+            "movie",
+            "ova",
+            "special",
+            "ona",
+            "music",
+            "cm",
+            "pv",
+            "tv_special"
+          ],
+          "help": "The API's 'type' query parameter."
+        },
+        {
+          "name": "filter",
+          "type": "enum",
+          "values": [
+            "airing",
+            "upcoming",
+            "bypopularity",
+            "favorite"
+          ],
+          "help": "The API's 'filter' query parameter."
+        },
+        {
+          "name": "rating",
+          "type": "enum",
+          "values": [
+            "g",
+            "pg",
+            "pg13",
+            "r17",
+            "r",
+            "rx"
+          ],
+          "help": "The API's 'rating' query parameter."
+        },
+        {
+          "name": "sfw",
+          "type": "boolean",
+          "help": "Filter out Adult entries"
+        }
+      ],
+      "request": {
+        "path": "/top/anime",
+        "query": {
+          "type": "{type}",
+          "filter": "{filter}",
+          "rating": "{rating}",
+          "sfw": "{sfw}"
+        }
+      },
+      "pagination": {
+        "kind": "pageNumber",
+        "parameter": "page",
+        "firstPage": 1,
+        "pageSize": 20,
+        "pageSizeParameter": "limit",
+        "totalPagesPath": "pagination.last_visible_page",
+        "totalCountPath": "pagination.items.total"
+      },
+      "records": "data",
+      "item": {
+        "id": "mal_id",
+        "title": "title",
+        "url": "url",
+        "createdAt": "aired.from",
+        "summary": "synopsis",
+        "metrics": {
+          "episodes": "episodes",
+          "score": "score",
+          "scoredBy": "scored_by",
+          "rank": "rank",
+          "popularity": "popularity",
+          "members": "members",
+          "favorites": "favorites",
+          "year": "year"
+        }
+      }
+    },
+    {
+      "name": "top-manga",
+      "summary": "Top manga (GET /top/manga).",
+      "kind": "manga",
+      "parameters": [
+        {
+          "name": "type",
+          "type": "enum",
+          "values": [
+            "manga",
+            "novel",
+            "lightnovel",
+            "oneshot",
+            "doujin",
+            "manhwa",
+            "manhua"
+          ],
+          "help": "The API's 'type' query parameter."
+        },
+        {
+          "name": "filter",
+          "type": "enum",
+          "values": [
+            "publishing",
+            "upcoming",
+            "bypopularity",
+            "favorite"
+          ],
+          "help": "The API's 'filter' query parameter."
+        }
+      ],
+      "request": {
+        "path": "/top/manga",
+        "query": {
+          "type": "{type}",
+          "filter": "{filter}"
+        }
+      },
+      "pagination": {
+        "kind": "pageNumber",
+        "parameter": "page",
+        "firstPage": 1,
+        "pageSize": 20,
+        "pageSizeParameter": "limit",
+        "totalPagesPath": "pagination.last_visible_page",
+        "totalCountPath": "pagination.items.total"
+      },
+      "records": "data",
+      "item": {
+        "id": "mal_id",
+        "title": "title",
+        "url": "url",
+        "createdAt": "published.from",
+        "summary": "synopsis",
+        "metrics": {
+          "chapters": "chapters",
+          "volumes": "volumes",
+          "score": "score",
+          "scoredBy": "scored_by",
+          "rank": "rank",
+          "popularity": "popularity",
+          "members": "members",
+          "favorites": "favorites"
+        }
+      }
+    }
+  ],
+  "examples": [
+    {
+      "arguments": [
+        "jikan",
+        "anime-characters",
+        "1"
+      ],
+      "summary": "Anime characters (GET /anime/{id}/characters)."
+    },
+    {
+      "arguments": [
+        "jikan",
+        "anime-episodes",
+        "1"
+      ],
+      "summary": "Anime episodes (GET /anime/{id}/episodes)."
+    },
+    {
+      "arguments": [
+        "jikan",
+        "anime-news",
+        "1"
+      ],
+      "summary": "Anime news (GET /anime/{id}/news)."
+    },
+    {
+      "arguments": [
+        "jikan",
+        "anime-recommendations",
+        "1"
+      ],
+      "summary": "Anime recommendations (GET /anime/{id}/recommendations)."
+    },
+    {
+      "arguments": [
+        "jikan",
+        "schedules"
+      ],
+      "summary": "Schedules (GET /schedules)."
+    },
+    {
+      "arguments": [
+        "jikan",
+        "anime-search",
+        "cowboy bebop"
+      ],
+      "summary": "Anime search (GET /anime)."
+    },
+    {
+      "arguments": [
+        "jikan",
+        "manga-search",
+        "berserk"
+      ],
+      "summary": "Manga search (GET /manga)."
+    },
+    {
+      "arguments": [
+        "jikan",
+        "people-search",
+        "kanno"
+      ],
+      "summary": "People search (GET /people)."
+    },
+    {
+      "arguments": [
+        "jikan",
+        "characters-search",
+        "spike"
+      ],
+      "summary": "Characters search (GET /characters)."
+    },
+    {
+      "arguments": [
+        "jikan",
+        "season-now"
+      ],
+      "summary": "Season now (GET /seasons/now)."
+    },
+    {
+      "arguments": [
+        "jikan",
+        "top-anime"
+      ],
+      "summary": "Top anime (GET /top/anime)."
+    },
+    {
+      "arguments": [
+        "jikan",
+        "top-manga"
+      ],
+      "summary": "Top manga (GET /top/manga)."
+    }
+  ],
+  "samples": {
+    "anime-characters": [
+      "SampleData/anime-characters-1.json"
+    ],
+    "anime-episodes": [
+      "SampleData/anime-episodes-1.json"
+    ],
+    "anime-news": [
+      "SampleData/anime-news-1.json"
+    ],
+    "anime-recommendations": [
+      "SampleData/anime-recommendations-1.json"
+    ],
+    "schedules": [
+      "SampleData/schedules-1.json"
+    ],
+    "anime-search": [
+      "SampleData/schedules-1.json"
+    ],
+    "manga-search": [
+      "SampleData/manga-search-1.json"
+    ],
+    "people-search": [
+      "SampleData/people-search-1.json"
+    ],
+    "characters-search": [
+      "SampleData/characters-search-1.json"
+    ],
+    "season-now": [
+      "SampleData/schedules-1.json"
+    ],
+    "top-anime": [
+      "SampleData/schedules-1.json"
+    ],
+    "top-manga": [
+      "SampleData/manga-search-1.json"
+    ]
+  },
+  "rateBudgets": [
+    {
+      "name": "second",
+      "requests": 3,
+      "window": 1
+    },
+    {
+      "name": "minute",
+      "requests": 60,
+      "window": 60
+    }
+  ]
+}
+"""#),
+    (folder: "NYTimes", json: #"""
+{
+  "name": "nytimes",
+  "displayName": "The New York Times",
+  "summary": "New York Times articles matching a search, newest or most relevant first, from the Article Search API (v2).",
+  "docsURL": "https://developer.nytimes.com/docs/articlesearch-product/1/overview",
+  "baseURL": "https://api.nytimes.com/svc/search/v2",
+  "auth": [
+    {
+      "variable": "NYTIMES_API_KEY",
+      "in": "query",
+      "parameter": "api-key",
+      "required": true
+    }
+  ],
+  "headers": {
+    "Accept": "application/json"
+  },
+  "operations": [
+    {
+      "name": "search",
+      "summary": "Articles matching words, with filters (fq), dates and a sort order.",
+      "kind": "article",
+      "parameters": [
+        {
+          "name": "begin-date",
+          "help": "Begin date (e.g. 20120101)"
+        },
+        {
+          "name": "end-date",
+          "help": "End date (e.g. 20121231)"
+        },
+        {
+          "name": "facet",
+          "type": "enum",
+          "values": [
+            "false",
+            "true"
+          ],
+          "help": "Whether to show facet counts"
+        },
+        {
+          "name": "facet-fields",
+          "type": "enum",
+          "values": [
+            "day_of_week",
+            "document_type",
+            "ingredients",
+            "news_desk",
+            "pub_month",
+            "pub_year",
+            "section_name",
+            "source",
+            "subsection_name",
+            "type_of_material"
+          ],
+          "help": "Facets"
+        },
+        {
+          "name": "facet-filter",
+          "type": "enum",
+          "values": [
+            "false",
+            "true"
+          ],
+          "help": "Have facet counts use filters"
+        },
+        {
+          "name": "fl",
+          "help": "Field list"
+        },
+        {
+          "name": "fq",
+          "help": "Filter query"
+        },
+        {
+          "name": "query",
+          "positional": true,
+          "valueName": "QUERY",
+          "help": "Words to look for in the headline, byline and body.",
+          "required": true
+        },
+        {
+          "name": "sort",
+          "type": "enum",
+          "values": [
+            "newest",
+            "oldest",
+            "relevance"
+          ],
+          "help": "Sort order"
+        }
+      ],
+      "request": {
+        "path": "/articlesearch.json",
+        "query": {
+          "begin_date": "{begin-date}",
+          "end_date": "{end-date}",
+          "facet": "{facet}",
+          "facet_fields": "{facet-fields}",
+          "facet_filter": "{facet-filter}",
+          "fl": "{fl}",
+          "fq": "{fq}",
+          "q": "{query}",
+          "sort": "{sort}"
+        }
+      },
+      "pagination": {
+        "kind": "pageNumber",
+        "parameter": "page",
+        "firstPage": 0,
+        "pageSize": 10,
+        "maxPages": 101,
+        "totalCountPath": "response.meta.hits"
+      },
+      "records": "response.docs",
+      "item": {
+        "id": "_id",
+        "title": [
+          "headline.main",
+          "headline.name"
+        ],
+        "url": "web_url",
+        "author": "byline.original",
+        "createdAt": "pub_date",
+        "summary": "snippet",
+        "metrics": {
+          "printPage": "print_page",
+          "wordCount": "word_count",
+          "score": "score"
+        }
+      }
+    }
+  ],
+  "examples": [
+    {
+      "arguments": [
+        "nytimes",
+        "search",
+        "moon landing"
+      ],
+      "summary": "Articles about the moon landing, 10 a page as the API pages."
+    },
+    {
+      "arguments": [
+        "nytimes",
+        "search",
+        "election",
+        "--sort",
+        "newest",
+        "--limit",
+        "5"
+      ],
+      "summary": "The five newest articles about elections."
+    }
+  ],
+  "samples": {
+    "search": [
+      "SampleData/search-1.json"
+    ]
+  },
+  "rateBudgets": [
+    {
+      "name": "minute",
+      "requests": 5,
+      "window": 60
+    },
+    {
+      "name": "day",
+      "requests": 500,
+      "window": 86400
+    }
+  ]
 }
 """#),
 ]

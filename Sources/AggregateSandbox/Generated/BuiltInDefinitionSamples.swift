@@ -3,6 +3,241 @@
 
 /// The compiled-in definitions' samples: by `Providers/` folder, then by path as the definition lists it.
 public let builtInDefinitionSamples: [String: [String: String]] = [
+    "DevTo": [
+        "SampleData/articles-1.json": ##"""
+[
+  {
+    "type_of": "article",
+    "id": 1544,
+    "title": "The Line of Beauty172",
+    "description": "Five dollar toast pour-over 8-bit gluten-free selvage try-hard. Stumptown listicle ennui plaid tacos...",
+    "readable_publish_date": "Jan 12",
+    "slug": "the-line-of-beauty172-39d8",
+    "path": "/username382/the-line-of-beauty172-39d8",
+    "url": "http://localhost:3000/username382/the-line-of-beauty172-39d8",
+    "comments_count": 0,
+    "public_reactions_count": 0,
+    "collection_id": null,
+    "published_timestamp": "2023-01-11T16:00:22Z",
+    "positive_reactions_count": 0,
+    "cover_image": "http://localhost:3000/assets/27-441873f471d98b5358beff7d47a211e58b9979c6453794f9a7abfd5709c33322.png",
+    "social_image": "http://localhost:3000/assets/27-441873f471d98b5358beff7d47a211e58b9979c6453794f9a7abfd5709c33322.png",
+    "canonical_url": "http://localhost:3000/username382/the-line-of-beauty172-39d8",
+    "created_at": "2023-01-11T16:00:22Z",
+    "edited_at": null,
+    "crossposted_at": null,
+    "published_at": "2023-01-11T16:00:22Z",
+    "last_comment_at": "2023-01-11T16:00:22Z",
+    "reading_time_minutes": 1,
+    "tag_list": [
+      "discuss"
+    ],
+    "tags": "discuss",
+    "user": {
+      "name": "Ira \"Tanna\" \\:/ West",
+      "username": "username382",
+      "twitter_username": "twitter382",
+      "github_username": "github382",
+      "user_id": 3620,
+      "website_url": null,
+      "profile_image": "/uploads/user/profile_image/3620/3b3f8cf9-6517-4a48-aa69-95eeaf8b0456.jpeg",
+      "profile_image_90": "/uploads/user/profile_image/3620/3b3f8cf9-6517-4a48-aa69-95eeaf8b0456.jpeg"
+    },
+    "organization": {
+      "name": "Klocko and Sons",
+      "username": "org67",
+      "slug": "org67",
+      "profile_image": "/uploads/organization/profile_image/666/5431d3e5-2222-4881-8108-adecceb1cf6f.png",
+      "profile_image_90": "/uploads/organization/profile_image/666/5431d3e5-2222-4881-8108-adecceb1cf6f.png"
+    },
+    "flare_tag": {
+      "name": "discuss",
+      "bg_color_hex": "#000000",
+      "text_color_hex": "#ffffff"
+    }
+  }
+]
+"""##,
+        "SampleData/followed-tags-1.json": #"""
+[
+  {
+    "id": 7875,
+    "name": "Tag1",
+    "points": 1
+  },
+  {
+    "id": 7876,
+    "name": "Tag2",
+    "points": 1
+  }
+]
+"""#,
+        "SampleData/podcast-episodes-1.json": #"""
+[
+  {
+    "type_of": "podcast_episodes",
+    "class_name": "PodcastEpisode",
+    "id": 115,
+    "path": "/codenewbie/slug-4",
+    "title": "2",
+    "image_url": "/uploads/podcast/image/90/d7d60853-1d17-46c7-b5b2-a8ec981e0360.jpeg",
+    "podcast": {
+      "title": "Sapporo Premium",
+      "slug": "codenewbie",
+      "image_url": "/uploads/podcast/image/90/d7d60853-1d17-46c7-b5b2-a8ec981e0360.jpeg"
+    }
+  }
+]
+"""#,
+        "SampleData/user-articles-1.json": #"""
+[
+  {
+    "type_of": "Type of 1",
+    "id": 1,
+    "title": "Title 1",
+    "description": "Description 1",
+    "cover_image": "https://example.com/cover-image/1",
+    "readable_publish_date": "2026-01-01T12:00:00Z",
+    "social_image": "https://example.com/social-image/1",
+    "tag_list": [
+      "Tag list 1"
+    ],
+    "tags": "Tags 1",
+    "slug": "slug-1",
+    "path": "Path 1",
+    "url": "https://example.com/url/1",
+    "canonical_url": "https://example.com/canonical-url/1",
+    "positive_reactions_count": 1,
+    "public_reactions_count": 1,
+    "created_at": "2026-01-01T12:00:00Z",
+    "edited_at": "2026-01-01T12:00:00Z",
+    "crossposted_at": "2026-01-01T12:00:00Z",
+    "published_at": "2026-01-01T12:00:00Z",
+    "last_comment_at": "2026-01-01T12:00:00Z",
+    "published_timestamp": "2026-01-01T12:00:00Z",
+    "reading_time_minutes": 1,
+    "user": {
+      "name": "Name 1",
+      "username": "Username 1",
+      "twitter_username": "Twitter username 1",
+      "github_username": "Github username 1",
+      "website_url": "https://example.com/website-url/1",
+      "profile_image": "Profile image 1",
+      "profile_image_90": "Profile image 90 1"
+    },
+    "flare_tag": {
+      "name": "Name 1",
+      "bg_color_hex": "Bg color hex 1",
+      "text_color_hex": "Text color hex 1"
+    },
+    "organization": {
+      "name": "Name 1",
+      "username": "Username 1",
+      "slug": "slug-1",
+      "profile_image": "https://example.com/profile-image/1",
+      "profile_image_90": "https://example.com/profile-image-90/1"
+    },
+    "comments_count": "Comments count 1"
+  },
+  {
+    "type_of": "Type of 2",
+    "id": 2,
+    "title": "Title 2",
+    "description": "Description 2",
+    "cover_image": "https://example.com/cover-image/2",
+    "readable_publish_date": "2026-01-02T12:00:00Z",
+    "social_image": "https://example.com/social-image/2",
+    "tag_list": [
+      "Tag list 2"
+    ],
+    "tags": "Tags 2",
+    "slug": "slug-2",
+    "path": "Path 2",
+    "url": "https://example.com/url/2",
+    "canonical_url": "https://example.com/canonical-url/2",
+    "positive_reactions_count": 2,
+    "public_reactions_count": 2,
+    "created_at": "2026-01-02T12:00:00Z",
+    "edited_at": "2026-01-02T12:00:00Z",
+    "crossposted_at": "2026-01-02T12:00:00Z",
+    "published_at": "2026-01-02T12:00:00Z",
+    "last_comment_at": "2026-01-02T12:00:00Z",
+    "published_timestamp": "2026-01-02T12:00:00Z",
+    "reading_time_minutes": 2,
+    "user": {
+      "name": "Name 2",
+      "username": "Username 2",
+      "twitter_username": "Twitter username 2",
+      "github_username": "Github username 2",
+      "website_url": "https://example.com/website-url/2",
+      "profile_image": "Profile image 2",
+      "profile_image_90": "Profile image 90 2"
+    },
+    "flare_tag": {
+      "name": "Name 2",
+      "bg_color_hex": "Bg color hex 2",
+      "text_color_hex": "Text color hex 2"
+    },
+    "organization": {
+      "name": "Name 2",
+      "username": "Username 2",
+      "slug": "slug-2",
+      "profile_image": "https://example.com/profile-image/2",
+      "profile_image_90": "https://example.com/profile-image-90/2"
+    },
+    "comments_count": "Comments count 2"
+  },
+  {
+    "type_of": "Type of 3",
+    "id": 3,
+    "title": "Title 3",
+    "description": "Description 3",
+    "cover_image": "https://example.com/cover-image/3",
+    "readable_publish_date": "2026-01-03T12:00:00Z",
+    "social_image": "https://example.com/social-image/3",
+    "tag_list": [
+      "Tag list 3"
+    ],
+    "tags": "Tags 3",
+    "slug": "slug-3",
+    "path": "Path 3",
+    "url": "https://example.com/url/3",
+    "canonical_url": "https://example.com/canonical-url/3",
+    "positive_reactions_count": 3,
+    "public_reactions_count": 3,
+    "created_at": "2026-01-03T12:00:00Z",
+    "edited_at": "2026-01-03T12:00:00Z",
+    "crossposted_at": "2026-01-03T12:00:00Z",
+    "published_at": "2026-01-03T12:00:00Z",
+    "last_comment_at": "2026-01-03T12:00:00Z",
+    "published_timestamp": "2026-01-03T12:00:00Z",
+    "reading_time_minutes": 3,
+    "user": {
+      "name": "Name 3",
+      "username": "Username 3",
+      "twitter_username": "Twitter username 3",
+      "github_username": "Github username 3",
+      "website_url": "https://example.com/website-url/3",
+      "profile_image": "Profile image 3",
+      "profile_image_90": "Profile image 90 3"
+    },
+    "flare_tag": {
+      "name": "Name 3",
+      "bg_color_hex": "Bg color hex 3",
+      "text_color_hex": "Text color hex 3"
+    },
+    "organization": {
+      "name": "Name 3",
+      "username": "Username 3",
+      "slug": "slug-3",
+      "profile_image": "https://example.com/profile-image/3",
+      "profile_image_90": "https://example.com/profile-image-90/3"
+    },
+    "comments_count": "Comments count 3"
+  }
+]
+"""#,
+    ],
     "GitHub": [
         "SampleData/repos-lamplighter.json": #"""
 [
@@ -8881,6 +9116,1168 @@ public let builtInDefinitionSamples: [String: [String: String]] = [
   "exhaustiveNbHits": true,
   "query": "swift",
   "params": "advancedSyntax=true&analytics=true&analyticsTags=backend&query=swift&page=1"
+}
+"""#,
+    ],
+    "Jikan": [
+        "SampleData/anime-characters-1.json": #"""
+{
+  "data": [
+    {
+      "character": {
+        "mal_id": 1,
+        "url": "https://example.com/url/1",
+        "images": {
+          "jpg": {},
+          "webp": {}
+        },
+        "name": "Name 1"
+      },
+      "role": "Role 1",
+      "voice_actors": [
+        {
+          "person": {},
+          "language": "Language 1"
+        }
+      ]
+    },
+    {
+      "character": {
+        "mal_id": 2,
+        "url": "https://example.com/url/2",
+        "images": {
+          "jpg": {},
+          "webp": {}
+        },
+        "name": "Name 2"
+      },
+      "role": "Role 2",
+      "voice_actors": [
+        {
+          "person": {},
+          "language": "Language 2"
+        }
+      ]
+    },
+    {
+      "character": {
+        "mal_id": 3,
+        "url": "https://example.com/url/3",
+        "images": {
+          "jpg": {},
+          "webp": {}
+        },
+        "name": "Name 3"
+      },
+      "role": "Role 3",
+      "voice_actors": [
+        {
+          "person": {},
+          "language": "Language 3"
+        }
+      ]
+    }
+  ]
+}
+"""#,
+        "SampleData/anime-episodes-1.json": #"""
+{
+  "data": [
+    {
+      "mal_id": 1,
+      "url": "https://example.com/url/1",
+      "title": "Title 1",
+      "title_japanese": "Title japanese 1",
+      "title_romanji": "Title romanji 1",
+      "aired": "2026-01-01T12:00:00Z",
+      "score": null,
+      "filler": true,
+      "recap": true,
+      "forum_url": "https://example.com/forum-url/1"
+    },
+    {
+      "mal_id": 2,
+      "url": "https://example.com/url/2",
+      "title": "Title 2",
+      "title_japanese": "Title japanese 2",
+      "title_romanji": "Title romanji 2",
+      "aired": "2026-01-02T12:00:00Z",
+      "score": null,
+      "filler": false,
+      "recap": false,
+      "forum_url": "https://example.com/forum-url/2"
+    },
+    {
+      "mal_id": 3,
+      "url": "https://example.com/url/3",
+      "title": "Title 3",
+      "title_japanese": "Title japanese 3",
+      "title_romanji": "Title romanji 3",
+      "aired": "2026-01-03T12:00:00Z",
+      "score": null,
+      "filler": true,
+      "recap": true,
+      "forum_url": "https://example.com/forum-url/3"
+    }
+  ],
+  "pagination": {
+    "last_visible_page": 1,
+    "has_next_page": true
+  }
+}
+"""#,
+        "SampleData/anime-news-1.json": #"""
+{
+  "pagination": {
+    "last_visible_page": 1,
+    "has_next_page": true
+  },
+  "data": [
+    {
+      "mal_id": 1,
+      "url": "https://example.com/url/1",
+      "title": "Title 1",
+      "date": "2026-01-01T12:00:00Z",
+      "author_username": "Author username 1",
+      "author_url": "https://example.com/author-url/1",
+      "forum_url": "https://example.com/forum-url/1",
+      "images": {
+        "jpg": {
+          "image_url": "https://example.com/image-url/1"
+        }
+      },
+      "comments": 1,
+      "excerpt": "Excerpt 1"
+    },
+    {
+      "mal_id": 2,
+      "url": "https://example.com/url/2",
+      "title": "Title 2",
+      "date": "2026-01-02T12:00:00Z",
+      "author_username": "Author username 2",
+      "author_url": "https://example.com/author-url/2",
+      "forum_url": "https://example.com/forum-url/2",
+      "images": {
+        "jpg": {
+          "image_url": "https://example.com/image-url/2"
+        }
+      },
+      "comments": 2,
+      "excerpt": "Excerpt 2"
+    },
+    {
+      "mal_id": 3,
+      "url": "https://example.com/url/3",
+      "title": "Title 3",
+      "date": "2026-01-03T12:00:00Z",
+      "author_username": "Author username 3",
+      "author_url": "https://example.com/author-url/3",
+      "forum_url": "https://example.com/forum-url/3",
+      "images": {
+        "jpg": {
+          "image_url": "https://example.com/image-url/3"
+        }
+      },
+      "comments": 3,
+      "excerpt": "Excerpt 3"
+    }
+  ]
+}
+"""#,
+        "SampleData/anime-recommendations-1.json": #"""
+{
+  "data": [
+    {
+      "entry": {
+        "mal_id": 1,
+        "url": "https://example.com/url/1",
+        "images": {
+          "jpg": {},
+          "webp": {}
+        },
+        "title": "Title 1"
+      }
+    },
+    {
+      "entry": {
+        "mal_id": 2,
+        "url": "https://example.com/url/2",
+        "images": {
+          "jpg": {},
+          "webp": {}
+        },
+        "title": "Title 2"
+      }
+    },
+    {
+      "entry": {
+        "mal_id": 3,
+        "url": "https://example.com/url/3",
+        "images": {
+          "jpg": {},
+          "webp": {}
+        },
+        "title": "Title 3"
+      }
+    }
+  ]
+}
+"""#,
+        "SampleData/characters-search-1.json": #"""
+{
+  "data": [
+    {
+      "mal_id": 1,
+      "url": "https://example.com/url/1",
+      "images": {
+        "jpg": {
+          "image_url": "https://example.com/image-url/1",
+          "small_image_url": "https://example.com/small-image-url/1"
+        },
+        "webp": {
+          "image_url": "https://example.com/image-url/1",
+          "small_image_url": "https://example.com/small-image-url/1"
+        }
+      },
+      "name": "Name 1",
+      "name_kanji": "Name kanji 1",
+      "nicknames": [
+        "Nicknames 1"
+      ],
+      "favorites": 1,
+      "about": "About 1"
+    },
+    {
+      "mal_id": 2,
+      "url": "https://example.com/url/2",
+      "images": {
+        "jpg": {
+          "image_url": "https://example.com/image-url/2",
+          "small_image_url": "https://example.com/small-image-url/2"
+        },
+        "webp": {
+          "image_url": "https://example.com/image-url/2",
+          "small_image_url": "https://example.com/small-image-url/2"
+        }
+      },
+      "name": "Name 2",
+      "name_kanji": "Name kanji 2",
+      "nicknames": [
+        "Nicknames 2"
+      ],
+      "favorites": 2,
+      "about": "About 2"
+    },
+    {
+      "mal_id": 3,
+      "url": "https://example.com/url/3",
+      "images": {
+        "jpg": {
+          "image_url": "https://example.com/image-url/3",
+          "small_image_url": "https://example.com/small-image-url/3"
+        },
+        "webp": {
+          "image_url": "https://example.com/image-url/3",
+          "small_image_url": "https://example.com/small-image-url/3"
+        }
+      },
+      "name": "Name 3",
+      "name_kanji": "Name kanji 3",
+      "nicknames": [
+        "Nicknames 3"
+      ],
+      "favorites": 3,
+      "about": "About 3"
+    }
+  ],
+  "pagination": {
+    "last_visible_page": 1,
+    "has_next_page": true,
+    "current_page": 1,
+    "items": {
+      "count": 1,
+      "total": 3,
+      "per_page": 1
+    }
+  }
+}
+"""#,
+        "SampleData/manga-search-1.json": #"""
+{
+  "data": [
+    {
+      "mal_id": 1,
+      "url": "https://example.com/url/1",
+      "images": {
+        "jpg": {
+          "image_url": "https://example.com/image-url/1",
+          "small_image_url": "https://example.com/small-image-url/1",
+          "large_image_url": "https://example.com/large-image-url/1"
+        },
+        "webp": {
+          "image_url": "https://example.com/image-url/1",
+          "small_image_url": "https://example.com/small-image-url/1",
+          "large_image_url": "https://example.com/large-image-url/1"
+        }
+      },
+      "approved": true,
+      "titles": [
+        {
+          "type": "Type 1",
+          "title": "Title 1"
+        }
+      ],
+      "title": "Title 1",
+      "title_english": "Title english 1",
+      "title_japanese": "Title japanese 1",
+      "type": "Manga",
+      "chapters": 1,
+      "volumes": 1,
+      "status": "Finished",
+      "publishing": true,
+      "published": {
+        "from": "2026-01-01T12:00:00Z",
+        "to": "2026-01-01T12:00:00Z",
+        "prop": {
+          "from": {},
+          "to": {},
+          "string": "String 1"
+        }
+      },
+      "score": 1,
+      "scored_by": 1,
+      "rank": 1,
+      "popularity": 1,
+      "members": 1,
+      "favorites": 1,
+      "synopsis": "Synopsis 1",
+      "background": "Background 1",
+      "authors": [
+        {
+          "mal_id": 1,
+          "type": "Type 1",
+          "name": "Name 1",
+          "url": "https://example.com/url/1"
+        }
+      ],
+      "serializations": [
+        {
+          "mal_id": 1,
+          "type": "Type 1",
+          "name": "Name 1",
+          "url": "https://example.com/url/1"
+        }
+      ],
+      "genres": [
+        {
+          "mal_id": 1,
+          "type": "Type 1",
+          "name": "Name 1",
+          "url": "https://example.com/url/1"
+        }
+      ],
+      "explicit_genres": [
+        {
+          "mal_id": 1,
+          "type": "Type 1",
+          "name": "Name 1",
+          "url": "https://example.com/url/1"
+        }
+      ],
+      "themes": [
+        {
+          "mal_id": 1,
+          "type": "Type 1",
+          "name": "Name 1",
+          "url": "https://example.com/url/1"
+        }
+      ],
+      "demographics": [
+        {
+          "mal_id": 1,
+          "type": "Type 1",
+          "name": "Name 1",
+          "url": "https://example.com/url/1"
+        }
+      ]
+    },
+    {
+      "mal_id": 2,
+      "url": "https://example.com/url/2",
+      "images": {
+        "jpg": {
+          "image_url": "https://example.com/image-url/2",
+          "small_image_url": "https://example.com/small-image-url/2",
+          "large_image_url": "https://example.com/large-image-url/2"
+        },
+        "webp": {
+          "image_url": "https://example.com/image-url/2",
+          "small_image_url": "https://example.com/small-image-url/2",
+          "large_image_url": "https://example.com/large-image-url/2"
+        }
+      },
+      "approved": false,
+      "titles": [
+        {
+          "type": "Type 2",
+          "title": "Title 2"
+        }
+      ],
+      "title": "Title 2",
+      "title_english": "Title english 2",
+      "title_japanese": "Title japanese 2",
+      "type": "Manga",
+      "chapters": 2,
+      "volumes": 2,
+      "status": "Finished",
+      "publishing": false,
+      "published": {
+        "from": "2026-01-02T12:00:00Z",
+        "to": "2026-01-02T12:00:00Z",
+        "prop": {
+          "from": {},
+          "to": {},
+          "string": "String 2"
+        }
+      },
+      "score": 2,
+      "scored_by": 2,
+      "rank": 2,
+      "popularity": 2,
+      "members": 2,
+      "favorites": 2,
+      "synopsis": "Synopsis 2",
+      "background": "Background 2",
+      "authors": [
+        {
+          "mal_id": 2,
+          "type": "Type 2",
+          "name": "Name 2",
+          "url": "https://example.com/url/2"
+        }
+      ],
+      "serializations": [
+        {
+          "mal_id": 2,
+          "type": "Type 2",
+          "name": "Name 2",
+          "url": "https://example.com/url/2"
+        }
+      ],
+      "genres": [
+        {
+          "mal_id": 2,
+          "type": "Type 2",
+          "name": "Name 2",
+          "url": "https://example.com/url/2"
+        }
+      ],
+      "explicit_genres": [
+        {
+          "mal_id": 2,
+          "type": "Type 2",
+          "name": "Name 2",
+          "url": "https://example.com/url/2"
+        }
+      ],
+      "themes": [
+        {
+          "mal_id": 2,
+          "type": "Type 2",
+          "name": "Name 2",
+          "url": "https://example.com/url/2"
+        }
+      ],
+      "demographics": [
+        {
+          "mal_id": 2,
+          "type": "Type 2",
+          "name": "Name 2",
+          "url": "https://example.com/url/2"
+        }
+      ]
+    },
+    {
+      "mal_id": 3,
+      "url": "https://example.com/url/3",
+      "images": {
+        "jpg": {
+          "image_url": "https://example.com/image-url/3",
+          "small_image_url": "https://example.com/small-image-url/3",
+          "large_image_url": "https://example.com/large-image-url/3"
+        },
+        "webp": {
+          "image_url": "https://example.com/image-url/3",
+          "small_image_url": "https://example.com/small-image-url/3",
+          "large_image_url": "https://example.com/large-image-url/3"
+        }
+      },
+      "approved": true,
+      "titles": [
+        {
+          "type": "Type 3",
+          "title": "Title 3"
+        }
+      ],
+      "title": "Title 3",
+      "title_english": "Title english 3",
+      "title_japanese": "Title japanese 3",
+      "type": "Manga",
+      "chapters": 3,
+      "volumes": 3,
+      "status": "Finished",
+      "publishing": true,
+      "published": {
+        "from": "2026-01-03T12:00:00Z",
+        "to": "2026-01-03T12:00:00Z",
+        "prop": {
+          "from": {},
+          "to": {},
+          "string": "String 3"
+        }
+      },
+      "score": 3,
+      "scored_by": 3,
+      "rank": 3,
+      "popularity": 3,
+      "members": 3,
+      "favorites": 3,
+      "synopsis": "Synopsis 3",
+      "background": "Background 3",
+      "authors": [
+        {
+          "mal_id": 3,
+          "type": "Type 3",
+          "name": "Name 3",
+          "url": "https://example.com/url/3"
+        }
+      ],
+      "serializations": [
+        {
+          "mal_id": 3,
+          "type": "Type 3",
+          "name": "Name 3",
+          "url": "https://example.com/url/3"
+        }
+      ],
+      "genres": [
+        {
+          "mal_id": 3,
+          "type": "Type 3",
+          "name": "Name 3",
+          "url": "https://example.com/url/3"
+        }
+      ],
+      "explicit_genres": [
+        {
+          "mal_id": 3,
+          "type": "Type 3",
+          "name": "Name 3",
+          "url": "https://example.com/url/3"
+        }
+      ],
+      "themes": [
+        {
+          "mal_id": 3,
+          "type": "Type 3",
+          "name": "Name 3",
+          "url": "https://example.com/url/3"
+        }
+      ],
+      "demographics": [
+        {
+          "mal_id": 3,
+          "type": "Type 3",
+          "name": "Name 3",
+          "url": "https://example.com/url/3"
+        }
+      ]
+    }
+  ],
+  "pagination": {
+    "last_visible_page": 1,
+    "has_next_page": true,
+    "current_page": 1,
+    "items": {
+      "count": 1,
+      "total": 3,
+      "per_page": 1
+    }
+  }
+}
+"""#,
+        "SampleData/people-search-1.json": #"""
+{
+  "data": [
+    {
+      "mal_id": 1,
+      "url": "https://example.com/url/1",
+      "website_url": "https://example.com/website-url/1",
+      "images": {
+        "jpg": {
+          "image_url": "https://example.com/image-url/1"
+        }
+      },
+      "name": "Name 1",
+      "given_name": "Given name 1",
+      "family_name": "Family name 1",
+      "alternate_names": [
+        "Alternate names 1"
+      ],
+      "birthday": "2026-01-01T12:00:00Z",
+      "favorites": 1,
+      "about": "About 1"
+    },
+    {
+      "mal_id": 2,
+      "url": "https://example.com/url/2",
+      "website_url": "https://example.com/website-url/2",
+      "images": {
+        "jpg": {
+          "image_url": "https://example.com/image-url/2"
+        }
+      },
+      "name": "Name 2",
+      "given_name": "Given name 2",
+      "family_name": "Family name 2",
+      "alternate_names": [
+        "Alternate names 2"
+      ],
+      "birthday": "2026-01-02T12:00:00Z",
+      "favorites": 2,
+      "about": "About 2"
+    },
+    {
+      "mal_id": 3,
+      "url": "https://example.com/url/3",
+      "website_url": "https://example.com/website-url/3",
+      "images": {
+        "jpg": {
+          "image_url": "https://example.com/image-url/3"
+        }
+      },
+      "name": "Name 3",
+      "given_name": "Given name 3",
+      "family_name": "Family name 3",
+      "alternate_names": [
+        "Alternate names 3"
+      ],
+      "birthday": "2026-01-03T12:00:00Z",
+      "favorites": 3,
+      "about": "About 3"
+    }
+  ],
+  "pagination": {
+    "last_visible_page": 1,
+    "has_next_page": true,
+    "current_page": 1,
+    "items": {
+      "count": 1,
+      "total": 3,
+      "per_page": 1
+    }
+  }
+}
+"""#,
+        "SampleData/schedules-1.json": #"""
+{
+  "data": [
+    {
+      "mal_id": 1,
+      "url": "https://example.com/url/1",
+      "images": {
+        "jpg": {
+          "image_url": "https://example.com/image-url/1",
+          "small_image_url": "https://example.com/small-image-url/1",
+          "large_image_url": "https://example.com/large-image-url/1"
+        },
+        "webp": {
+          "image_url": "https://example.com/image-url/1",
+          "small_image_url": "https://example.com/small-image-url/1",
+          "large_image_url": "https://example.com/large-image-url/1"
+        }
+      },
+      "trailer": {
+        "youtube_id": "youtube-id-1",
+        "url": "https://example.com/url/1",
+        "embed_url": "https://example.com/embed-url/1"
+      },
+      "approved": true,
+      "titles": [
+        {
+          "type": "Type 1",
+          "title": "Title 1"
+        }
+      ],
+      "title": "Title 1",
+      "title_english": "Title english 1",
+      "title_japanese": "Title japanese 1",
+      "title_synonyms": [
+        "Title synonyms 1"
+      ],
+      "type": "TV",
+      "source": "Source 1",
+      "episodes": 1,
+      "status": "Finished Airing",
+      "airing": true,
+      "aired": {
+        "from": "2026-01-01T12:00:00Z",
+        "to": "2026-01-01T12:00:00Z",
+        "prop": {
+          "from": {},
+          "to": {},
+          "string": "String 1"
+        }
+      },
+      "duration": "Duration 1",
+      "rating": "G - All Ages",
+      "score": 1,
+      "scored_by": 1,
+      "rank": 1,
+      "popularity": 1,
+      "members": 1,
+      "favorites": 1,
+      "synopsis": "Synopsis 1",
+      "background": "Background 1",
+      "season": "summer",
+      "year": 1,
+      "broadcast": {
+        "day": "Day 1",
+        "time": "Time 1",
+        "timezone": "Timezone 1",
+        "string": "String 1"
+      },
+      "producers": [
+        {
+          "mal_id": 1,
+          "type": "Type 1",
+          "name": "Name 1",
+          "url": "https://example.com/url/1"
+        }
+      ],
+      "licensors": [
+        {
+          "mal_id": 1,
+          "type": "Type 1",
+          "name": "Name 1",
+          "url": "https://example.com/url/1"
+        }
+      ],
+      "studios": [
+        {
+          "mal_id": 1,
+          "type": "Type 1",
+          "name": "Name 1",
+          "url": "https://example.com/url/1"
+        }
+      ],
+      "genres": [
+        {
+          "mal_id": 1,
+          "type": "Type 1",
+          "name": "Name 1",
+          "url": "https://example.com/url/1"
+        }
+      ],
+      "explicit_genres": [
+        {
+          "mal_id": 1,
+          "type": "Type 1",
+          "name": "Name 1",
+          "url": "https://example.com/url/1"
+        }
+      ],
+      "themes": [
+        {
+          "mal_id": 1,
+          "type": "Type 1",
+          "name": "Name 1",
+          "url": "https://example.com/url/1"
+        }
+      ],
+      "demographics": [
+        {
+          "mal_id": 1,
+          "type": "Type 1",
+          "name": "Name 1",
+          "url": "https://example.com/url/1"
+        }
+      ]
+    },
+    {
+      "mal_id": 2,
+      "url": "https://example.com/url/2",
+      "images": {
+        "jpg": {
+          "image_url": "https://example.com/image-url/2",
+          "small_image_url": "https://example.com/small-image-url/2",
+          "large_image_url": "https://example.com/large-image-url/2"
+        },
+        "webp": {
+          "image_url": "https://example.com/image-url/2",
+          "small_image_url": "https://example.com/small-image-url/2",
+          "large_image_url": "https://example.com/large-image-url/2"
+        }
+      },
+      "trailer": {
+        "youtube_id": "youtube-id-2",
+        "url": "https://example.com/url/2",
+        "embed_url": "https://example.com/embed-url/2"
+      },
+      "approved": false,
+      "titles": [
+        {
+          "type": "Type 2",
+          "title": "Title 2"
+        }
+      ],
+      "title": "Title 2",
+      "title_english": "Title english 2",
+      "title_japanese": "Title japanese 2",
+      "title_synonyms": [
+        "Title synonyms 2"
+      ],
+      "type": "TV",
+      "source": "Source 2",
+      "episodes": 2,
+      "status": "Finished Airing",
+      "airing": false,
+      "aired": {
+        "from": "2026-01-02T12:00:00Z",
+        "to": "2026-01-02T12:00:00Z",
+        "prop": {
+          "from": {},
+          "to": {},
+          "string": "String 2"
+        }
+      },
+      "duration": "Duration 2",
+      "rating": "G - All Ages",
+      "score": 2,
+      "scored_by": 2,
+      "rank": 2,
+      "popularity": 2,
+      "members": 2,
+      "favorites": 2,
+      "synopsis": "Synopsis 2",
+      "background": "Background 2",
+      "season": "summer",
+      "year": 2,
+      "broadcast": {
+        "day": "Day 2",
+        "time": "Time 2",
+        "timezone": "Timezone 2",
+        "string": "String 2"
+      },
+      "producers": [
+        {
+          "mal_id": 2,
+          "type": "Type 2",
+          "name": "Name 2",
+          "url": "https://example.com/url/2"
+        }
+      ],
+      "licensors": [
+        {
+          "mal_id": 2,
+          "type": "Type 2",
+          "name": "Name 2",
+          "url": "https://example.com/url/2"
+        }
+      ],
+      "studios": [
+        {
+          "mal_id": 2,
+          "type": "Type 2",
+          "name": "Name 2",
+          "url": "https://example.com/url/2"
+        }
+      ],
+      "genres": [
+        {
+          "mal_id": 2,
+          "type": "Type 2",
+          "name": "Name 2",
+          "url": "https://example.com/url/2"
+        }
+      ],
+      "explicit_genres": [
+        {
+          "mal_id": 2,
+          "type": "Type 2",
+          "name": "Name 2",
+          "url": "https://example.com/url/2"
+        }
+      ],
+      "themes": [
+        {
+          "mal_id": 2,
+          "type": "Type 2",
+          "name": "Name 2",
+          "url": "https://example.com/url/2"
+        }
+      ],
+      "demographics": [
+        {
+          "mal_id": 2,
+          "type": "Type 2",
+          "name": "Name 2",
+          "url": "https://example.com/url/2"
+        }
+      ]
+    },
+    {
+      "mal_id": 3,
+      "url": "https://example.com/url/3",
+      "images": {
+        "jpg": {
+          "image_url": "https://example.com/image-url/3",
+          "small_image_url": "https://example.com/small-image-url/3",
+          "large_image_url": "https://example.com/large-image-url/3"
+        },
+        "webp": {
+          "image_url": "https://example.com/image-url/3",
+          "small_image_url": "https://example.com/small-image-url/3",
+          "large_image_url": "https://example.com/large-image-url/3"
+        }
+      },
+      "trailer": {
+        "youtube_id": "youtube-id-3",
+        "url": "https://example.com/url/3",
+        "embed_url": "https://example.com/embed-url/3"
+      },
+      "approved": true,
+      "titles": [
+        {
+          "type": "Type 3",
+          "title": "Title 3"
+        }
+      ],
+      "title": "Title 3",
+      "title_english": "Title english 3",
+      "title_japanese": "Title japanese 3",
+      "title_synonyms": [
+        "Title synonyms 3"
+      ],
+      "type": "TV",
+      "source": "Source 3",
+      "episodes": 3,
+      "status": "Finished Airing",
+      "airing": true,
+      "aired": {
+        "from": "2026-01-03T12:00:00Z",
+        "to": "2026-01-03T12:00:00Z",
+        "prop": {
+          "from": {},
+          "to": {},
+          "string": "String 3"
+        }
+      },
+      "duration": "Duration 3",
+      "rating": "G - All Ages",
+      "score": 3,
+      "scored_by": 3,
+      "rank": 3,
+      "popularity": 3,
+      "members": 3,
+      "favorites": 3,
+      "synopsis": "Synopsis 3",
+      "background": "Background 3",
+      "season": "summer",
+      "year": 3,
+      "broadcast": {
+        "day": "Day 3",
+        "time": "Time 3",
+        "timezone": "Timezone 3",
+        "string": "String 3"
+      },
+      "producers": [
+        {
+          "mal_id": 3,
+          "type": "Type 3",
+          "name": "Name 3",
+          "url": "https://example.com/url/3"
+        }
+      ],
+      "licensors": [
+        {
+          "mal_id": 3,
+          "type": "Type 3",
+          "name": "Name 3",
+          "url": "https://example.com/url/3"
+        }
+      ],
+      "studios": [
+        {
+          "mal_id": 3,
+          "type": "Type 3",
+          "name": "Name 3",
+          "url": "https://example.com/url/3"
+        }
+      ],
+      "genres": [
+        {
+          "mal_id": 3,
+          "type": "Type 3",
+          "name": "Name 3",
+          "url": "https://example.com/url/3"
+        }
+      ],
+      "explicit_genres": [
+        {
+          "mal_id": 3,
+          "type": "Type 3",
+          "name": "Name 3",
+          "url": "https://example.com/url/3"
+        }
+      ],
+      "themes": [
+        {
+          "mal_id": 3,
+          "type": "Type 3",
+          "name": "Name 3",
+          "url": "https://example.com/url/3"
+        }
+      ],
+      "demographics": [
+        {
+          "mal_id": 3,
+          "type": "Type 3",
+          "name": "Name 3",
+          "url": "https://example.com/url/3"
+        }
+      ]
+    }
+  ],
+  "pagination": {
+    "last_visible_page": 1,
+    "has_next_page": true,
+    "current_page": 1,
+    "items": {
+      "count": 1,
+      "total": 3,
+      "per_page": 1
+    }
+  }
+}
+"""#,
+    ],
+    "NYTimes": [
+        "SampleData/search-1.json": #"""
+{
+  "status": "Status 1",
+  "copyright": "Copyright 1",
+  "response": {
+    "docs": [
+      {
+        "web_url": "https://example.com/web-url/1",
+        "snippet": "Snippet 1",
+        "print_page": 1,
+        "source": "Source 1",
+        "multimedia": [
+          {}
+        ],
+        "headline": {
+          "main": "Main 1",
+          "kicker": "Kicker 1",
+          "content_kicker": "Content kicker 1",
+          "print_headline": "Print headline 1",
+          "name": "Name 1",
+          "seo": "Seo 1",
+          "sub": "Sub 1"
+        },
+        "keywords": [
+          {}
+        ],
+        "pub_date": "2026-01-01T12:00:00Z",
+        "document_type": "Document type 1",
+        "news_desk": "News desk 1",
+        "byline": {
+          "original": "Original 1",
+          "person": [],
+          "organization": "Organization 1"
+        },
+        "type_of_material": "Type of material 1",
+        "_id": "id-1",
+        "word_count": 1,
+        "score": 1,
+        "uri": "https://example.com/uri/1"
+      },
+      {
+        "web_url": "https://example.com/web-url/2",
+        "snippet": "Snippet 2",
+        "print_page": 2,
+        "source": "Source 2",
+        "multimedia": [
+          {}
+        ],
+        "headline": {
+          "main": "Main 2",
+          "kicker": "Kicker 2",
+          "content_kicker": "Content kicker 2",
+          "print_headline": "Print headline 2",
+          "name": "Name 2",
+          "seo": "Seo 2",
+          "sub": "Sub 2"
+        },
+        "keywords": [
+          {}
+        ],
+        "pub_date": "2026-01-02T12:00:00Z",
+        "document_type": "Document type 2",
+        "news_desk": "News desk 2",
+        "byline": {
+          "original": "Original 2",
+          "person": [],
+          "organization": "Organization 2"
+        },
+        "type_of_material": "Type of material 2",
+        "_id": "id-2",
+        "word_count": 2,
+        "score": 2,
+        "uri": "https://example.com/uri/2"
+      },
+      {
+        "web_url": "https://example.com/web-url/3",
+        "snippet": "Snippet 3",
+        "print_page": 3,
+        "source": "Source 3",
+        "multimedia": [
+          {}
+        ],
+        "headline": {
+          "main": "Main 3",
+          "kicker": "Kicker 3",
+          "content_kicker": "Content kicker 3",
+          "print_headline": "Print headline 3",
+          "name": "Name 3",
+          "seo": "Seo 3",
+          "sub": "Sub 3"
+        },
+        "keywords": [
+          {}
+        ],
+        "pub_date": "2026-01-03T12:00:00Z",
+        "document_type": "Document type 3",
+        "news_desk": "News desk 3",
+        "byline": {
+          "original": "Original 3",
+          "person": [],
+          "organization": "Organization 3"
+        },
+        "type_of_material": "Type of material 3",
+        "_id": "id-3",
+        "word_count": 3,
+        "score": 3,
+        "uri": "https://example.com/uri/3"
+      }
+    ],
+    "meta": {
+      "hits": 3,
+      "offset": 1,
+      "time": 1767225600
+    }
+  }
 }
 """#,
     ],
