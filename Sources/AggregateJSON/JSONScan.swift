@@ -259,25 +259,46 @@ enum JSONScan {
                 index = Words.skipASCII(bytes, from: index + 1)
                 continue
             }
-            let length: Int
-            let minimum: UInt32
-            switch lead {
-            case 0xC2...0xDF: length = 2; minimum = 0x80
-            case 0xE0...0xEF: length = 3; minimum = 0x800
-            case 0xF0...0xF4: length = 4; minimum = 0x10000
-            default: return (index, index)
+            switch sequence(bytes, at: index) {
+            case .valid(let length): index += length
+            case .cut: return final ? (index, index) : (nil, index)
+            case .invalid: return (index, index)
             }
-            guard index + length <= count else { return final ? (index, index) : (nil, index) }
-            var scalar = UInt32(lead) & (0xFF >> (length + 1))
-            for offset in 1..<length {
-                let next = bytes[index + offset]
-                guard next & 0xC0 == 0x80 else { return (index, index) }
-                scalar = scalar << 6 | UInt32(next & 0x3F)
-            }
-            if scalar < minimum || scalar > 0x10FFFF || (0xD800...0xDFFF).contains(scalar) { return (index, index) }
-            index += length
         }
         return (nil, index)
+    }
+
+    /// What a multi-byte UTF-8 sequence starting at a byte above 0x7F is.
+    enum Sequence {
+        /// A valid sequence of this many bytes.
+        case valid(Int)
+        /// The bytes end before the sequence does.
+        case cut
+        /// Not UTF-8: a bad lead or continuation byte, an overlong form, a surrogate, or past U+10FFFF.
+        case invalid
+    }
+
+    /// Judges the multi-byte sequence whose lead byte (above 0x7F) is at `index`.
+    @inline(__always)
+    static func sequence(_ bytes: UnsafeRawBufferPointer, at index: Int) -> Sequence {
+        let lead = bytes[index]
+        let length: Int
+        let minimum: UInt32
+        switch lead {
+        case 0xC2...0xDF: length = 2; minimum = 0x80
+        case 0xE0...0xEF: length = 3; minimum = 0x800
+        case 0xF0...0xF4: length = 4; minimum = 0x10000
+        default: return .invalid
+        }
+        guard index + length <= bytes.count else { return .cut }
+        var scalar = UInt32(lead) & (0xFF >> (length + 1))
+        for offset in 1..<length {
+            let next = bytes[index + offset]
+            guard next & 0xC0 == 0x80 else { return .invalid }
+            scalar = scalar << 6 | UInt32(next & 0x3F)
+        }
+        if scalar < minimum || scalar > 0x10FFFF || (0xD800...0xDFFF).contains(scalar) { return .invalid }
+        return .valid(length)
     }
 
     // MARK: Errors

@@ -1,17 +1,14 @@
 /// The byte-at-a-time string and UTF-8 scans that ``JSONScan`` replaced with word-at-a-time ones, kept as the
 /// reference they are checked against: the differential tests and the `json-scan` fuzzer require the same outcome
-/// from both on every input. Nothing on a hot path calls it.
+/// from both on every input. The word-at-a-time scans finish the last few bytes of a window (less than a word) with
+/// these.
 enum JSONSimpleScan {
     /// ``JSONScan/string(_:from:final:shape:)``, one byte at a time.
     static func string(_ bytes: UnsafeRawBufferPointer, from start: Int, final: Bool, shape: inout JSONScan.StringShape) -> JSONScan.Outcome {
         let count = bytes.count
         var index = start + 1
         while true {
-            while index < count {
-                let byte = bytes[index]
-                if byte == JSONScan.quote || byte == JSONScan.backslash || byte < 0x20 || byte >= 0x80 { break }
-                index += 1
-            }
+            index = firstSpecial(bytes, from: index)
             guard index < count else { return final ? .failure("unterminated string", count) : .needMore }
             let byte = bytes[index]
             if byte == JSONScan.quote { return .complete(index + 1) }
@@ -52,7 +49,8 @@ enum JSONSimpleScan {
         return index
     }
 
-    /// ``JSONScan/checkUTF8(_:from:final:)``, one byte at a time.
+    /// ``JSONScan/checkUTF8(_:from:final:)`` with ASCII passed one byte at a time (multi-byte sequences are judged
+    /// by the same ``JSONScan/sequence(_:at:)``).
     static func checkUTF8(_ bytes: UnsafeRawBufferPointer, from: Int, final: Bool) -> (invalid: Int?, checkedEnd: Int) {
         var index = from
         let count = bytes.count
@@ -62,23 +60,11 @@ enum JSONSimpleScan {
                 index += 1
                 continue
             }
-            let length: Int
-            let minimum: UInt32
-            switch lead {
-            case 0xC2...0xDF: length = 2; minimum = 0x80
-            case 0xE0...0xEF: length = 3; minimum = 0x800
-            case 0xF0...0xF4: length = 4; minimum = 0x10000
-            default: return (index, index)
+            switch JSONScan.sequence(bytes, at: index) {
+            case .valid(let length): index += length
+            case .cut: return final ? (index, index) : (nil, index)
+            case .invalid: return (index, index)
             }
-            guard index + length <= count else { return final ? (index, index) : (nil, index) }
-            var scalar = UInt32(lead) & (0xFF >> (length + 1))
-            for offset in 1..<length {
-                let next = bytes[index + offset]
-                guard next & 0xC0 == 0x80 else { return (index, index) }
-                scalar = scalar << 6 | UInt32(next & 0x3F)
-            }
-            if scalar < minimum || scalar > 0x10FFFF || (0xD800...0xDFFF).contains(scalar) { return (index, index) }
-            index += length
         }
         return (nil, index)
     }

@@ -41,12 +41,7 @@ extension JSONScan {
                 if special != 0 { return index + special.trailingZeroBitCount >> 3 }
                 index += 8
             }
-            while index < count {
-                let byte = bytes[index]
-                if byte == quote || byte == backslash || byte < 0x20 || byte >= 0x80 { return index }
-                index += 1
-            }
-            return index
+            return JSONSimpleScan.firstSpecial(bytes, from: index)
         }
 
         /// The offset of the first byte at or after `index` above 0x7F, or `bytes.count`.
@@ -81,13 +76,7 @@ extension JSONScan {
                 if other != 0 { return index + other.trailingZeroBitCount >> 3 }
                 index += 8
             }
-            while index < count {
-                switch bytes[index] {
-                case 0x20, 0x0A, 0x0D, 0x09: index += 1
-                default: return index
-                }
-            }
-            return index
+            return JSONSimpleScan.skipWhitespace(bytes, index)
         }
 
         /// How many newlines `bytes` holds, and the offset just after the last one (`nil` when there is none).
@@ -103,14 +92,8 @@ extension JSONScan {
                 }
                 index += 8
             }
-            while index < bytes.count {
-                if bytes[index] == 0x0A {
-                    count += 1
-                    lineStart = index + 1
-                }
-                index += 1
-            }
-            return (count, lineStart)
+            let tail = JSONSimpleScan.newlines(UnsafeRawBufferPointer(rebasing: bytes[index...]))
+            return (count + tail.count, tail.lineStart.map { index + $0 } ?? lineStart)
         }
     }
 }
