@@ -77,7 +77,8 @@ enum TwitterArchiveCommand {
         let streaming = format == .ndjson && limit == nil
         var kept = NewestTweets(limit: limit)
         let writer = JSONWriter()
-        var batch = ""
+        var batch: [UInt8] = []
+        batch.reserveCapacity(1 << 16 + 4096)
         // A large archive takes a while: on a terminal, one line says which file and how many tweets so far.
         // Not while tweets stream onto the same terminal: the two would overwrite each other.
         let progress = context.progress(streaming && context.outputIsTerminal)
@@ -89,18 +90,18 @@ enum TwitterArchiveCommand {
                 read += 1
                 progress.update(items: read)
                 guard streaming else { return kept.add(item) }
-                batch += writer.string(item.jsonValue)
-                batch += "\n"
-                if batch.utf8.count >= 1 << 16 {
-                    context.write(batch)
-                    batch = ""
+                writer.append(item.jsonValue, to: &batch)
+                batch.append(0x0A)
+                if batch.count >= 1 << 16 {
+                    batch.withUnsafeBytes { context.writeBytes($0) }
+                    batch.removeAll(keepingCapacity: true)
                 }
             }
         }
         // Cleared before the results, which share the terminal with it.
         progress.finish()
         if streaming {
-            context.write(batch)
+            batch.withUnsafeBytes { context.writeBytes($0) }
             return .written
         }
         return .result(ProviderResult(

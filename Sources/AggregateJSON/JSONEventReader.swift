@@ -1,5 +1,10 @@
 import AggregateText
 public import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// One step of a JSON document read as a stream.
 public enum JSONEvent: Sendable, Equatable {
@@ -409,10 +414,11 @@ public final class JSONEventReader {
     private func refill(keeping: Int? = nil) throws(JSONParseError) -> Int {
         let keepFrom = max(0, (keeping ?? position) - 32)
         if keepFrom > 0 {
-            for offset in 0..<keepFrom where storage[offset] == 0x0A {
-                linesBefore += 1
-                lineStartBefore = offset + 1
-            }
+            // Lines are only ever needed for an error, but dropped bytes cannot be read again: they are counted as
+            // they go, a word at a time.
+            let dropped = JSONScan.Words.newlines(UnsafeRawBufferPointer(rebasing: storage[0..<keepFrom]))
+            linesBefore += dropped.count
+            if let lineStart = dropped.lineStart { lineStartBefore = lineStart }
             lineStartBefore -= keepFrom
             // The regions overlap; copyMemory moves them as memmove does.
             UnsafeMutableRawBufferPointer(rebasing: storage[0..<(end - keepFrom)]).copyMemory(from: UnsafeRawBufferPointer(rebasing: storage[keepFrom..<end]))
@@ -420,35 +426,20 @@ public final class JSONEventReader {
             position -= keepFrom
             checkedUTF8 -= keepFrom
         }
-        let chunk: Data?
+        let received: Int
         switch source {
         case .data(let data, let next):
             let upper = min(data.count, next + chunkSize)
-            chunk = next < upper ? data[(data.startIndex + next)..<(data.startIndex + upper)] : nil
             source = .data(data, next: upper)
+            received = next < upper ? append(data[(data.startIndex + next)..<(data.startIndex + upper)]) : 0
         case .handle(let handle, let pending?):
             source = .handle(handle, pending: nil)
-            chunk = pending.isEmpty ? Data([0x20]) : pending  // a space keeps an empty prefix from reading as the end
+            received = append(pending.isEmpty ? Data([0x20]) : pending)  // a space keeps an empty prefix from reading as the end
         case .handle(let handle, nil):
-            do {
-                chunk = try handle.read(upToCount: chunkSize)
-            } catch {
-                throw JSONParseError(reason: "cannot be read (\(FileSystemReason.describe(error)))", line: 0, column: 0, excerpt: "")
-            }
+            received = try readChunk(from: handle)
         }
-        if let chunk, !chunk.isEmpty {
-            if storage.count - end < chunk.count {
-                // Only a token longer than the window (a long string) makes it grow.
-                let larger = UnsafeMutableRawBufferPointer.allocate(byteCount: max(storage.count * 2, end + chunk.count), alignment: 16)
-                UnsafeMutableRawBufferPointer(rebasing: larger[0..<end]).copyMemory(from: UnsafeRawBufferPointer(rebasing: storage[0..<end]))
-                storage.deallocate()
-                storage = larger
-            }
-            chunk.withUnsafeBytes { bytes in
-                UnsafeMutableRawBufferPointer(rebasing: storage[end..<(end + bytes.count)]).copyMemory(from: bytes)
-            }
-            end += chunk.count
-            bytesRead += chunk.count
+        if received > 0 {
+            bytesRead += received
         } else {
             atEOF = true
         }
@@ -468,6 +459,56 @@ public final class JSONEventReader {
         }
         checkedUTF8 = check.checkedEnd
         return keepFrom
+    }
+
+    /// Room for `count` more bytes after `end`: only a token longer than the window (a long string) makes it grow.
+    private func reserve(_ count: Int) {
+        guard storage.count - end < count else { return }
+        let larger = UnsafeMutableRawBufferPointer.allocate(byteCount: max(storage.count * 2, end + count), alignment: 16)
+        UnsafeMutableRawBufferPointer(rebasing: larger[0..<end]).copyMemory(from: UnsafeRawBufferPointer(rebasing: storage[0..<end]))
+        storage.deallocate()
+        storage = larger
+    }
+
+    /// Copies `chunk` in after `end`; returns its size.
+    private func append(_ chunk: Data) -> Int {
+        reserve(chunk.count)
+        chunk.withUnsafeBytes { bytes in
+            UnsafeMutableRawBufferPointer(rebasing: storage[end..<(end + bytes.count)]).copyMemory(from: bytes)
+        }
+        end += chunk.count
+        return chunk.count
+    }
+
+    /// Reads a chunk from `handle` straight into the window (`read(2)` where there is one, so no `Data` is made and
+    /// copied per chunk); returns how many bytes came, 0 at the end of the input.
+    ///
+    /// Like `FileHandle.read(upToCount:)`, it reads until the chunk is full or the input ends, so a pipe is read in
+    /// whole chunks and a writer is never left with bytes unread because the reader stopped after a short read.
+    private func readChunk(from handle: FileHandle) throws(JSONParseError) -> Int {
+        reserve(chunkSize)
+        #if canImport(Glibc) || canImport(Darwin)
+        var received = 0
+        while received < chunkSize {
+            let count = read(handle.fileDescriptor, storage.baseAddress.map { $0 + end }, chunkSize - received)
+            if count > 0 {
+                end += count
+                received += count
+                continue
+            }
+            if count == 0 { break }
+            let code = errno
+            if code == EINTR { continue }
+            throw JSONParseError(reason: "cannot be read (\(FileSystemReason.describe(errno: code)))", line: 0, column: 0, excerpt: "")
+        }
+        return received
+        #else
+        do {
+            return append(try handle.read(upToCount: chunkSize) ?? Data())
+        } catch {
+            throw JSONParseError(reason: "cannot be read (\(FileSystemReason.describe(error)))", line: 0, column: 0, excerpt: "")
+        }
+        #endif
     }
 
     private func fail(_ reason: String, at offset: Int? = nil) -> JSONParseError {

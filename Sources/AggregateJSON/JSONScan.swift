@@ -30,22 +30,23 @@ enum JSONScan {
     // MARK: Strings
 
     /// Scans a string whose opening quote is at `start`, checking escapes but not building the text.
+    ///
+    /// Runs of plain ASCII are skipped eight bytes at a time (``Words/skipPlain(_:from:)``); the byte-at-a-time
+    /// original is kept as ``JSONSimpleScan/string(_:from:final:shape:)``, the reference this must agree with.
     static func string(_ bytes: UnsafeRawBufferPointer, from start: Int, final: Bool, shape: inout StringShape) -> Outcome {
         let count = bytes.count
         var index = start + 1
         while true {
-            // The common case: a run of plain ASCII.
-            while index < count {
-                let byte = bytes[index]
-                if byte == quote || byte == backslash || byte < 0x20 || byte >= 0x80 { break }
-                index += 1
-            }
+            // The common case: a run of plain ASCII, a word at a time, then what is left of it byte by byte.
+            index = Words.skipPlain(bytes, from: index)
             guard index < count else { return final ? .failure("unterminated string", count) : .needMore }
             let byte = bytes[index]
             if byte == quote { return .complete(index + 1) }
             if byte >= 0x80 {
                 shape.nonASCII = true
+                // Continuation bytes (and further multi-byte characters) can be neither quotes nor escapes.
                 index += 1
+                while index < count, bytes[index] >= 0x80 { index += 1 }
                 continue
             }
             if byte < 0x20 { return .failure("control character in a string (must be escaped)", index) }
@@ -210,16 +211,21 @@ enum JSONScan {
     }
 
     /// The offset of the first byte at or after `index` that is not JSON whitespace.
+    ///
+    /// Most tokens follow their separator directly or after one space, so bytes are tested one by one first; a
+    /// longer run (the indentation of pretty-printed JSON) is skipped a word at a time.
     @inline(__always)
     static func skipWhitespace(_ bytes: UnsafeRawBufferPointer, _ index: Int) -> Int {
         var index = index
-        while index < bytes.count {
+        let count = bytes.count
+        for _ in 0..<2 {
+            guard index < count else { return index }
             switch bytes[index] {
             case 0x20, 0x0A, 0x0D, 0x09: index += 1
             default: return index
             }
         }
-        return index
+        return Words.skipWhitespace(bytes, from: index)
     }
 
     // MARK: Encoding
@@ -239,7 +245,8 @@ enum JSONScan {
         return "the input looks like \(wide)"
     }
 
-    /// Checks that `bytes[from...]` is UTF-8.
+    /// Checks that `bytes[from...]` is UTF-8 (runs of ASCII a word at a time; ``JSONSimpleScan/checkUTF8(_:from:final:)``
+    /// is the byte-at-a-time reference).
     /// - Returns: the offset of the first byte that does not belong to a valid sequence (or `nil`), and how far the
     ///   check got: when `final` is false, a sequence cut by the window's end is left for the next window.
     static func checkUTF8(_ bytes: UnsafeRawBufferPointer, from: Int, final: Bool) -> (invalid: Int?, checkedEnd: Int) {
@@ -248,28 +255,50 @@ enum JSONScan {
         while index < count {
             let lead = bytes[index]
             if lead < 0x80 {
-                index += 1
+                // ASCII is checked 32 bytes at a time.
+                index = Words.skipASCII(bytes, from: index + 1)
                 continue
             }
-            let length: Int
-            let minimum: UInt32
-            switch lead {
-            case 0xC2...0xDF: length = 2; minimum = 0x80
-            case 0xE0...0xEF: length = 3; minimum = 0x800
-            case 0xF0...0xF4: length = 4; minimum = 0x10000
-            default: return (index, index)
+            switch sequence(bytes, at: index) {
+            case .valid(let length): index += length
+            case .cut: return final ? (index, index) : (nil, index)
+            case .invalid: return (index, index)
             }
-            guard index + length <= count else { return final ? (index, index) : (nil, index) }
-            var scalar = UInt32(lead) & (0xFF >> (length + 1))
-            for offset in 1..<length {
-                let next = bytes[index + offset]
-                guard next & 0xC0 == 0x80 else { return (index, index) }
-                scalar = scalar << 6 | UInt32(next & 0x3F)
-            }
-            if scalar < minimum || scalar > 0x10FFFF || (0xD800...0xDFFF).contains(scalar) { return (index, index) }
-            index += length
         }
         return (nil, index)
+    }
+
+    /// What a multi-byte UTF-8 sequence starting at a byte above 0x7F is.
+    enum Sequence {
+        /// A valid sequence of this many bytes.
+        case valid(Int)
+        /// The bytes end before the sequence does.
+        case cut
+        /// Not UTF-8: a bad lead or continuation byte, an overlong form, a surrogate, or past U+10FFFF.
+        case invalid
+    }
+
+    /// Judges the multi-byte sequence whose lead byte (above 0x7F) is at `index`.
+    @inline(__always)
+    static func sequence(_ bytes: UnsafeRawBufferPointer, at index: Int) -> Sequence {
+        let lead = bytes[index]
+        let length: Int
+        let minimum: UInt32
+        switch lead {
+        case 0xC2...0xDF: length = 2; minimum = 0x80
+        case 0xE0...0xEF: length = 3; minimum = 0x800
+        case 0xF0...0xF4: length = 4; minimum = 0x10000
+        default: return .invalid
+        }
+        guard index + length <= bytes.count else { return .cut }
+        var scalar = UInt32(lead) & (0xFF >> (length + 1))
+        for offset in 1..<length {
+            let next = bytes[index + offset]
+            guard next & 0xC0 == 0x80 else { return .invalid }
+            scalar = scalar << 6 | UInt32(next & 0x3F)
+        }
+        if scalar < minimum || scalar > 0x10FFFF || (0xD800...0xDFFF).contains(scalar) { return .invalid }
+        return .valid(length)
     }
 
     // MARK: Errors
@@ -289,12 +318,9 @@ enum JSONScan {
         _ reason: String, at position: Int, in bytes: UnsafeRawBufferPointer, linesBefore: Int = 0, lineStartBefore: Int = 0
     ) -> JSONParseError {
         let position = min(max(position, 0), bytes.count)
-        var line = 1 + linesBefore
-        var lineStart = lineStartBefore
-        for offset in 0..<position where bytes[offset] == 0x0A {
-            line += 1
-            lineStart = offset + 1
-        }
+        let newlines = Words.newlines(UnsafeRawBufferPointer(rebasing: bytes[0..<position]))
+        let line = 1 + linesBefore + newlines.count
+        let lineStart = newlines.lineStart ?? lineStartBefore
         let column = position - lineStart + 1
         // An excerpt on one line around the problem.
         var lineEnd = position

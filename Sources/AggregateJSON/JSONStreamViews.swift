@@ -194,6 +194,30 @@ struct OutlineNode {
     }
 }
 
+/// ``JSONPath/isBareKey(_:)`` for a key of plain ASCII: its only letters are `A`–`Z` and `a`–`z`.
+private func isBareASCIIKey(_ key: UnsafeRawBufferPointer) -> Bool {
+    guard let first = key.first, first != UInt8(ascii: "-"), !(UInt8(ascii: "0")...UInt8(ascii: "9")).contains(first) else { return false }
+    return key.allSatisfy { byte in
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+            UInt8(ascii: "_"), UInt8(ascii: "-"), UInt8(ascii: "$"), UInt8(ascii: "@"), UInt8(ascii: "/"), UInt8(ascii: ":"):
+            return true
+        default: return false
+        }
+    }
+}
+
+/// Appends the decimal digits of `value` (not negative), with no `String` made.
+private func appendDecimal(_ value: Int, to output: inout [UInt8]) {
+    let start = output.count
+    var rest = value
+    repeat {
+        output.append(UInt8(ascii: "0") + UInt8(rest % 10))
+        rest /= 10
+    } while rest > 0
+    output[start...].reverse()
+}
+
 extension JSONOutline {
     /// ``lines(_:options:)`` of the reader's next value, read as a stream: memory is bounded by what the outline
     /// shows, not by the document.
@@ -213,7 +237,6 @@ extension JSONOutline {
         var path = rootText
         // Each open container: whether it is an array, its next index, and the path length to cut back to.
         var frames: [(isArray: Bool, next: Int, base: Int)] = []
-        var segmentCache: [String: [UInt8]] = [:]
 
         func emit(_ value: UnsafeRawBufferPointer) {
             if path.isEmpty { output.append(UInt8(ascii: ".")) } else { output.append(contentsOf: path) }
@@ -241,7 +264,7 @@ extension JSONOutline {
             if let top = frames.last, top.isArray, token != .arrayEnd {
                 path.removeSubrange(top.base...)
                 path.append(UInt8(ascii: "["))
-                path.append(contentsOf: String(top.next).utf8)
+                appendDecimal(top.next, to: &path)
                 path.append(UInt8(ascii: "]"))
                 frames[frames.count - 1].next += 1
             }
@@ -262,11 +285,19 @@ extension JSONOutline {
                 let base = frames[frames.count - 1].base
                 path.removeSubrange(base...)
                 let first = path.isEmpty
-                if reader.tokenIsVerbatim, segmentCache.count < 4096 {
-                    let key = try reader.text()
-                    let segment = segmentCache[key] ?? keySegment(key, first: false)
-                    if segmentCache.count < 4096 { segmentCache[key] = segment }
-                    if first, segment.first == UInt8(ascii: ".") { path.append(contentsOf: segment.dropFirst()) } else { path.append(contentsOf: segment) }
+                if reader.tokenIsVerbatim {
+                    // Plain ASCII without escapes: the segment is made from the key's bytes, with no text decoded.
+                    reader.withTokenBytes { quoted in
+                        let key = UnsafeRawBufferPointer(rebasing: quoted[1..<(quoted.count - 1)])
+                        if isBareASCIIKey(key) {
+                            if !first { path.append(UInt8(ascii: ".")) }
+                            path.append(contentsOf: key)
+                        } else {
+                            path.append(UInt8(ascii: "["))
+                            path.append(contentsOf: quoted)  // a verbatim key is its own JSON text
+                            path.append(UInt8(ascii: "]"))
+                        }
+                    }
                 } else {
                     path.append(contentsOf: keySegment(try reader.text(), first: first))
                 }

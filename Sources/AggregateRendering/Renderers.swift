@@ -45,7 +45,14 @@ public enum ResultRenderer {
     /// The `--format ndjson` lines: every item of every successful result, one compact JSON object per line.
     public static func ndjson(_ results: [ProviderResult]) -> String {
         let writer = JSONWriter()
-        return results.flatMap { result in result.items.map { writer.string(result.itemJSON($0)) + "\n" } }.joined()
+        var output: [UInt8] = []
+        for result in results {
+            for item in result.items {
+                writer.append(result.itemJSON(item), to: &output)
+                output.append(0x0A)
+            }
+        }
+        return String(decoding: output, as: UTF8.self)
     }
 }
 

@@ -64,7 +64,7 @@ extension BrowseCommand {
             console.out(lines.joined(separator: "\n") + "\n")
         case .paths:
             try JSONOutline.paths(from: reader, prefix: nodePath) { batch in
-                console.out(String(decoding: batch, as: UTF8.self))
+                batch.withUnsafeBytes { console.out(bytes: $0) }
             }
         case .interactive:
             break  // refused by runStreaming

@@ -28,6 +28,7 @@ enum LocalCommands {
             guard let parsed = try help.parse(arguments, context: context) else { return .success }
             let run = LocalCommandContext(
                 arguments: parsed, outputIsTerminal: context.terminal.stdoutIsTerminal, write: { console.out($0) },
+                writeBytes: { console.out(bytes: $0) },
                 progress: { quiet in
                     let line = ProgressLine.forCommand(label: help.name, quiet: quiet || parsed.has("quiet"), context: context)
                     line.startTicking()

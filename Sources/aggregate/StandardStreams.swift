@@ -51,6 +51,12 @@ enum StandardStreams {
         if let failure = writeAll(text, to: STDOUT_FILENO) { endAfterOutputFailure(failure) }
     }
 
+    /// Writes UTF-8 results to standard output as they are, or ends the process as ``writeOutput(_:)`` does.
+    static func writeOutput(bytes: UnsafeRawBufferPointer) {
+        if closedAtStart.output { endAfterOutputFailure(EBADF) }
+        if let failure = writeAll(bytes, to: STDOUT_FILENO) { endAfterOutputFailure(failure) }
+    }
+
     /// Writes to standard error; a failure there has nowhere to be reported, so it is dropped.
     static func writeError(_ text: String) {
         if closedAtStart.error { return }
@@ -72,18 +78,21 @@ enum StandardStreams {
     /// Writes all of `text`, retrying short writes and interruptions; the `errno` of a failure, or `nil`.
     private static func writeAll(_ text: String, to descriptor: Int32) -> Int32? {
         var text = text
-        return text.withUTF8 { bytes -> Int32? in
-            var offset = 0
-            while offset < bytes.count {
-                let written = write(descriptor, bytes.baseAddress.map { $0 + offset }, bytes.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    return errno
-                }
-                offset += written
+        return text.withUTF8 { bytes -> Int32? in writeAll(UnsafeRawBufferPointer(bytes), to: descriptor) }
+    }
+
+    /// Writes all of `bytes`, retrying short writes and interruptions; the `errno` of a failure, or `nil`.
+    private static func writeAll(_ bytes: UnsafeRawBufferPointer, to descriptor: Int32) -> Int32? {
+        var offset = 0
+        while offset < bytes.count {
+            let written = write(descriptor, bytes.baseAddress.map { $0 + offset }, bytes.count - offset)
+            if written < 0 {
+                if errno == EINTR { continue }
+                return errno
             }
-            return nil
+            offset += written
         }
+        return nil
     }
 
     /// Reads all of standard input, refusing more than `maxBytes` (``JSONInput/read(_:name:maxBytes:hint:)``, the one

@@ -43,14 +43,27 @@ final class Console: @unchecked Sendable {
     private let lock = NSLock()
     private let writeOut: @Sendable (String) -> Void
     private let writeErr: @Sendable (String) -> Void
+    private let writeOutBytes: (@Sendable (UnsafeRawBufferPointer) -> Void)?
 
-    init(out: @escaping @Sendable (String) -> Void, err: @escaping @Sendable (String) -> Void) {
+    /// - Parameter outBytes: writes UTF-8 results as they are; without it they are made text for `out`.
+    init(
+        out: @escaping @Sendable (String) -> Void, err: @escaping @Sendable (String) -> Void,
+        outBytes: (@Sendable (UnsafeRawBufferPointer) -> Void)? = nil
+    ) {
         writeOut = out
         writeErr = err
+        writeOutBytes = outBytes
     }
 
     /// The process's stdout and stderr; a failed write of results ends the process (``StandardStreams``).
-    static let standard = Console(out: StandardStreams.writeOutput, err: StandardStreams.writeError)
+    static let standard = Console(out: StandardStreams.writeOutput, err: StandardStreams.writeError, outBytes: StandardStreams.writeOutput(bytes:))
+
+    /// Writes results that are UTF-8 bytes already (`--paths` batches), without a round trip through `String`.
+    func out(bytes: UnsafeRawBufferPointer) {
+        lock.lock()
+        defer { lock.unlock() }
+        if let writeOutBytes { writeOutBytes(bytes) } else { writeOut(String(decoding: bytes, as: UTF8.self)) }
+    }
 
     func out(_ text: String) {
         lock.lock()

@@ -46,6 +46,8 @@ public struct LocalCommandContext: Sendable {
     public var outputIsTerminal: Bool
     /// Writes text to standard output as it is.
     public var write: @Sendable (String) -> Void
+    /// Writes UTF-8 bytes to standard output as they are (a batch of NDJSON lines), without making them text.
+    public var writeBytes: @Sendable (UnsafeRawBufferPointer) -> Void
     /// Starts the status line of a long run (on a terminal's stderr, and not with `--quiet`); `quiet` keeps it off,
     /// e.g. while items stream onto the same terminal.
     public var progress: @Sendable (_ quiet: Bool) -> any LocalCommandProgress
@@ -53,11 +55,13 @@ public struct LocalCommandContext: Sendable {
     /// Creates a context.
     public init(
         arguments: ParsedArguments, outputIsTerminal: Bool, write: @escaping @Sendable (String) -> Void,
+        writeBytes: (@Sendable (UnsafeRawBufferPointer) -> Void)? = nil,
         progress: @escaping @Sendable (_ quiet: Bool) -> any LocalCommandProgress
     ) {
         self.arguments = arguments
         self.outputIsTerminal = outputIsTerminal
         self.write = write
+        self.writeBytes = writeBytes ?? { write(String(decoding: $0, as: UTF8.self)) }
         self.progress = progress
     }
 }

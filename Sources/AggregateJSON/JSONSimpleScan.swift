@@ -1,0 +1,101 @@
+/// The byte-at-a-time string and UTF-8 scans that ``JSONScan`` replaced with word-at-a-time ones, kept as the
+/// reference they are checked against: the differential tests and the `json-scan` fuzzer require the same outcome
+/// from both on every input. The word-at-a-time scans finish the last few bytes of a window (less than a word) with
+/// these.
+enum JSONSimpleScan {
+    /// ``JSONScan/string(_:from:final:shape:)``, one byte at a time.
+    static func string(_ bytes: UnsafeRawBufferPointer, from start: Int, final: Bool, shape: inout JSONScan.StringShape) -> JSONScan.Outcome {
+        let count = bytes.count
+        var index = start + 1
+        while true {
+            index = firstSpecial(bytes, from: index)
+            guard index < count else { return final ? .failure("unterminated string", count) : .needMore }
+            let byte = bytes[index]
+            if byte == JSONScan.quote { return .complete(index + 1) }
+            if byte >= 0x80 {
+                shape.nonASCII = true
+                index += 1
+                continue
+            }
+            if byte < 0x20 { return .failure("control character in a string (must be escaped)", index) }
+            shape.escaped = true
+            guard index + 1 < count else { return final ? .failure("unterminated string", count) : .needMore }
+            switch bytes[index + 1] {
+            case JSONScan.quote, JSONScan.backslash, UInt8(ascii: "/"), UInt8(ascii: "b"), UInt8(ascii: "f"), UInt8(ascii: "n"),
+                UInt8(ascii: "r"), UInt8(ascii: "t"):
+                index += 2
+            case UInt8(ascii: "u"):
+                guard index + 6 <= count else {
+                    return final ? .failure("incomplete \\u escape", index + 2) : .needMore
+                }
+                for offset in 2..<6 where !isHexDigit(bytes[index + offset]) {
+                    return .failure("invalid hex digit in \\u escape", index + offset)
+                }
+                index += 6
+            default:
+                return .failure("invalid escape \\\(JSONScan.describe(bytes[index + 1]))", index + 1)
+            }
+        }
+    }
+
+    /// ``JSONScan/Words/skipPlain(_:from:)``, one byte at a time.
+    static func firstSpecial(_ bytes: UnsafeRawBufferPointer, from index: Int) -> Int {
+        var index = index
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == JSONScan.quote || byte == JSONScan.backslash || byte < 0x20 || byte >= 0x80 { break }
+            index += 1
+        }
+        return index
+    }
+
+    /// ``JSONScan/checkUTF8(_:from:final:)`` with ASCII passed one byte at a time (multi-byte sequences are judged
+    /// by the same ``JSONScan/sequence(_:at:)``).
+    static func checkUTF8(_ bytes: UnsafeRawBufferPointer, from: Int, final: Bool) -> (invalid: Int?, checkedEnd: Int) {
+        var index = from
+        let count = bytes.count
+        while index < count {
+            let lead = bytes[index]
+            if lead < 0x80 {
+                index += 1
+                continue
+            }
+            switch JSONScan.sequence(bytes, at: index) {
+            case .valid(let length): index += length
+            case .cut: return final ? (index, index) : (nil, index)
+            case .invalid: return (index, index)
+            }
+        }
+        return (nil, index)
+    }
+
+    /// ``JSONScan/skipWhitespace(_:_:)``, one byte at a time.
+    static func skipWhitespace(_ bytes: UnsafeRawBufferPointer, _ index: Int) -> Int {
+        var index = index
+        while index < bytes.count {
+            switch bytes[index] {
+            case 0x20, 0x0A, 0x0D, 0x09: index += 1
+            default: return index
+            }
+        }
+        return index
+    }
+
+    /// How many newlines `bytes` holds, and the offset just after the last one (`nil` without any).
+    static func newlines(_ bytes: UnsafeRawBufferPointer) -> (count: Int, lineStart: Int?) {
+        var count = 0
+        var lineStart: Int?
+        for offset in 0..<bytes.count where bytes[offset] == 0x0A {
+            count += 1
+            lineStart = offset + 1
+        }
+        return (count, lineStart)
+    }
+
+    private static func isHexDigit(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "f"), UInt8(ascii: "A")...UInt8(ascii: "F"): return true
+        default: return false
+        }
+    }
+}
