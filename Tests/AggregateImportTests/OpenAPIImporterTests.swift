@@ -55,6 +55,44 @@ import Testing
         #expect(records[0]["html_url"]?.string?.hasPrefix("https://") == true)
     }
 
+    /// `/authors/{id}/books`: the id is the author's, so the positional is `<author-id>`, not `<id>`.
+    @Test func aPathIdIsNamedAfterTheSegmentBeforeIt() throws {
+        let doc = Self.document(["/authors/{id}/books": Self.get(
+            ["type": "array", "items": Self.book], parameters: [["name": "id", "in": "path", "required": true, "schema": ["type": "integer"]]],
+            extra: ["operationId": "authorBooks"])])
+        let operation = try #require(Self.operation(try Self.run(doc).definition))
+        #expect(operation["request"]?["path"] == "/authors/{author-id}/books")
+        #expect(operation["parameters"]?[0]?["name"] == "author-id")
+    }
+
+    /// Forem's server is `https://dev.to/api` and every path starts with `/api/` too.
+    @Test func aBasePathThatEveryPathRepeatsIsSentOnce() throws {
+        let doc = Self.document(["/v1/books": Self.get(["type": "array", "items": Self.book]), "/v1/shelves": Self.get(["type": "array", "items": Self.book])])
+        let (imported, _) = try Self.run(doc)
+        #expect(imported.definition["baseURL"] == "https://api.example.com")
+        #expect(imported.report.notes.contains { $0.kind == .guessed && $0.message.hasPrefix("every path starts with /v1/") })
+        let other = Self.document(["/books": Self.get(["type": "array", "items": Self.book])])
+        #expect(try Self.run(other).definition.definition["baseURL"] == "https://api.example.com/v1")
+    }
+
+    /// A schema that requires a property it does not declare (Forem's `comments_count`) still gets it in the
+    /// samples; one an `allOf` member declares keeps its declared schema (Spotify's paging objects).
+    @Test func requiredPropertiesAreInTheSamplesAndAllOfMembersDeclareThem() throws {
+        let page: JSONValue = ["allOf": [
+            ["type": "object", "required": ["items", "total"], "properties": ["total": ["type": "integer"]]],
+            ["type": "object", "properties": ["items": ["type": "array", "items": Self.book]]],
+        ]]
+        var declared = Self.book.object ?? [:]
+        declared["required"] = ["id", "comments_count"]
+        let book = JSONValue.object(declared)
+        let doc = Self.document(["/books": Self.get(page), "/shelf": Self.get(["type": "array", "items": book])])
+        let (imported, operations) = try Self.run(doc)
+        #expect(operations.map(\.name) == ["books", "shelf"], "the allOf page is a list, not one record")
+        #expect(Self.operation(imported, 0)?["records"] == "items")
+        let shelf = try JSONParser().parse(try #require(imported.samples.last?.pages.first))
+        #expect(shelf[0]?["comments_count"] != nil)
+    }
+
     @Test func recursiveSchemasAndReferenceLoopsEndInsteadOfHanging() throws {
         let doc = Self.document([
             "/comments": Self.get(["type": "array", "items": ["$ref": "#/components/schemas/Comment"]], extra: ["operationId": "listComments"]),

@@ -137,8 +137,15 @@ struct OpenAPISchema {
         if types.isEmpty { types = other.types }
         nullable = nullable || other.nullable
         format = format ?? other.format
-        let known = Set(properties.map(\.name))
-        properties += other.properties.filter { !known.contains($0.name) }
+        for property in other.properties {
+            if let index = properties.firstIndex(where: { $0.name == property.name }) {
+                // A name only `required` gave (an allOf member requires what a later member declares) takes the
+                // declared schema.
+                if properties[index].pointer.hasSuffix("/required"), !property.pointer.hasSuffix("/required") { properties[index] = property }
+            } else {
+                properties.append(property)
+            }
+        }
         items = items ?? other.items
         if enumValues.isEmpty { enumValues = other.enumValues }
         example = example ?? other.example
