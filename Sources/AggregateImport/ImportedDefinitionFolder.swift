@@ -1,4 +1,3 @@
-public import AggregateCore
 public import AggregateJSON
 public import AggregateScaffold
 public import Foundation

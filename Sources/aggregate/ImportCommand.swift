@@ -5,7 +5,7 @@ import Foundation
 /// kind of source is its own command with its own options and help; this one only routes to them.
 enum ImportCommand: CLICommand {
     /// The kinds of source, each a command of its own (`aggregate import openapi --help`).
-    static let sources: [any CLICommand.Type] = [ImportOpenAPICommand.self, ImportRecordingCommand.self]
+    static var sources: [any CLICommand.Type] { [ImportOpenAPICommand.self, ImportRecordingCommand.self] }
 
     static let command = HelpText.Command(
         name: "import", summary: "Make a provider definition from an OpenAPI document or a recorded cassette.",
