@@ -76,7 +76,8 @@ public struct DeclarativeProvider: RunnableProvider {
         let window = ResultWindow(paging: operation.pagination, url: page.url)
         let records = window.map { Array(all.prefix($0.kept(of: all.count))) } ?? all
         let kept = operation.filter.map { filter in records.filter(filter.accepts) } ?? records
-        let mapper = DefinitionMapper(provider: descriptor.name, operation: operation, source: definition.source)
+        let mapper = DefinitionMapper(
+            provider: descriptor.name, operation: operation, source: definition.source, linkBase: descriptor.defaultBaseURL.flatMap { URL(string: $0 + "/") })
         var mapped = kept.compactMap { mapper.item(from: $0) }
         if mapped.isEmpty, let first = kept.first { throw unmappable(operation, record: first, count: kept.count) }
         if operation.since != nil { mapped = DefinitionSince.newer(mapped, than: try DefinitionSince.time(in: query)) }

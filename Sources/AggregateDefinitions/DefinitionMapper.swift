@@ -8,6 +8,17 @@ struct DefinitionMapper {
     let operation: ProviderDefinition.Operation
     /// The definition's file, which warnings name.
     var source = "provider.json"
+    /// What a relative `url` or `imageUrl` is resolved against: the definition's `baseURL`, so an API that answers
+    /// `/uploads/x.jpeg` (DEV, Discourse) gives `https://dev.to/uploads/x.jpeg`, the same live, replayed or offline.
+    var linkBase: URL? = nil
+
+    /// `text` as an absolute URL: as it is when it has a scheme, else resolved against ``linkBase``; `nil` when it is
+    /// neither, so an item never carries a link the result schema's `uri` refuses.
+    func link(_ text: String) -> String? {
+        if let url = URL(string: text), url.scheme != nil { return text }
+        guard let linkBase, let resolved = URL(string: text, relativeTo: linkBase)?.absoluteURL, resolved.host != nil else { return nil }
+        return resolved.absoluteString
+    }
 
     /// The item, or `nil` when the record has no id or no title.
     func item(from record: JSONValue) -> Item? {
@@ -21,8 +32,8 @@ struct DefinitionMapper {
             switch field {
             case .subtitle: item.subtitle = text
             case .summary: item.summary = text
-            case .url: item.url = text
-            case .imageUrl: item.imageUrl = text
+            case .url: item.url = text.flatMap(link)
+            case .imageUrl: item.imageUrl = text.flatMap(link)
             default: item.author = text
             }
         }

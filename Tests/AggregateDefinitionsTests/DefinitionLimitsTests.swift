@@ -87,4 +87,18 @@ import Testing
         #expect(kind("") == "book")
         #expect(kind(.null) == "book")
     }
+
+    /// A relative link (DEV's `/uploads/...`) is resolved against the definition's base URL; text that is no URL
+    /// at all is left out, so the item always fits the result schema's `uri`.
+    @Test func relativeLinksResolveAgainstTheBaseURLAndNonLinksAreLeftOut() throws {
+        let definition = try Self.definition([(["operations", 0, "item", "url"], "link"), (["operations", 0, "item", "imageUrl"], "image")])
+        let operation = try #require(definition.operation(named: "search"))
+        let mapper = DefinitionMapper(provider: "bookshelf", operation: operation, linkBase: URL(string: "https://books.example/api/"))
+        let item = try #require(mapper.item(from: ["id": 1, "title": "T", "link": "/b/1", "image": "covers/1.png"]))
+        #expect(item.url == "https://books.example/b/1")
+        #expect(item.imageUrl == "https://books.example/api/covers/1.png")
+        #expect(mapper.item(from: ["id": 1, "title": "T", "link": "https://elsewhere.example/b/1"])?.url == "https://elsewhere.example/b/1")
+        let unresolved = DefinitionMapper(provider: "bookshelf", operation: operation)
+        #expect(unresolved.item(from: ["id": 1, "title": "T", "link": "/b/1"])?.url == nil)
+    }
 }
