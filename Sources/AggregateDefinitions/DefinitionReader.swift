@@ -33,19 +33,7 @@ struct DefinitionReader {
     func pointer(to key: String) -> String { Self.pointer(pointer, key) }
 
     /// The pointer of member `key` under `pointer`, `~` and `/` escaped as RFC 6901 says.
-    static func pointer(_ pointer: String, _ key: String) -> String {
-        // Every run reads the built-in definitions, so this stays in the standard library (no NSString bridging).
-        guard key.contains(where: { $0 == "~" || $0 == "/" }) else { return pointer + "/" + key }
-        var escaped = ""
-        for character in key {
-            switch character {
-            case "~": escaped += "~0"
-            case "/": escaped += "~1"
-            default: escaped.append(character)
-            }
-        }
-        return pointer + "/" + escaped
-    }
+    static func pointer(_ pointer: String, _ key: String) -> String { JSONPointer.member(key, of: pointer) }
 
     /// The members of an object, refusing keys outside `allowed` and missing `required` ones.
     func object(allowed: [String], required: [String] = []) throws(DefinitionProblem) -> ObjectReader {

@@ -45,7 +45,7 @@ public struct RecordField: Sendable, Equatable {
         var fields: [RecordField] = []
         for member in object.members {
             let path = [member.key]
-            let here = pointer + "/" + JSONPointerText.escape(member.key)
+            let here = JSONPointer.member(member.key, of: pointer)
             fields.append(RecordField(path: path, type: ValueType(member.value), format: observedFormat(member.key, member.value), pointer: here))
             if depth > 1, case .object = member.value {
                 fields += Self.fields(of: member.value, pointer: here, depth: depth - 1).map { nested in
@@ -87,15 +87,6 @@ extension RecordField.ValueType {
         case .array: self = .array
         case .object: self = .object
         }
-    }
-}
-
-/// RFC 6901 escaping of one reference token, for the report's pointers.
-public enum JSONPointerText {
-    public static func escape(_ key: String) -> String {
-        // Most keys need nothing, and a large document's importer escapes every key it passes.
-        guard key.utf8.contains(where: { $0 == UInt8(ascii: "~") || $0 == UInt8(ascii: "/") }) else { return key }
-        return key.replacingOccurrences(of: "~", with: "~0").replacingOccurrences(of: "/", with: "~1")
     }
 }
 

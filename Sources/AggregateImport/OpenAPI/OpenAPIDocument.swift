@@ -82,5 +82,5 @@ public final class OpenAPIDocument {
     }
 
     /// A pointer one key further down.
-    static func pointer(_ base: String, _ key: String) -> String { base + "/" + JSONPointerText.escape(key) }
+    static func pointer(_ base: String, _ key: String) -> String { JSONPointer.member(key, of: base) }
 }

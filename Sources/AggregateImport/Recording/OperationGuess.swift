@@ -181,7 +181,7 @@ struct OperationGuess {
         visit(body, [], depth: 0)
         guard let best else { return nil }
         let pointer = best.path.map { segment -> String in
-            if case .key(let key) = segment { return "/" + JSONPointerText.escape(key) }
+            if case .key(let key) = segment { return JSONPointer.member(key, of: "") }
             return ""
         }.joined()
         return (JSONPath(best.path), best.path.isEmpty ? "." : JSONPath(best.path).description, pointer)
