@@ -1,4 +1,5 @@
 import AggregateCore
+import AggregateSockets
 import AggregateHTTP
 import AggregateJSON
 import AggregateText

@@ -1,4 +1,5 @@
 import AggregateCore
+import AggregateSockets
 import AggregateJSON
 import AggregateSandboxKit
 import AggregateText

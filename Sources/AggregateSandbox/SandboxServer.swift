@@ -1,4 +1,5 @@
 import AggregateCore
+import AggregateSockets
 public import AggregateSandboxKit
 public import Foundation
 

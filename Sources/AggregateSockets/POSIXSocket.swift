@@ -1,5 +1,5 @@
 import AggregateCore
-import Foundation
+package import Foundation
 
 #if canImport(Glibc)
 import Glibc
@@ -17,10 +17,10 @@ private let peerHangUpEvent = Int16(POLLIN)
 #endif
 
 /// Thin wrappers over the POSIX socket calls the server needs; every function retries `EINTR`.
-enum POSIXSocket {
+package enum POSIXSocket {
     /// Binds and listens on `host:port`, returning the descriptor and the port actually bound.
     /// - Throws: ``AggregateError`` of kind `config`, with advice when the port is taken.
-    static func openListener(host: String, port: Int) throws -> (descriptor: Int32, port: Int) {
+    package static func openListener(host: String, port: Int) throws -> (descriptor: Int32, port: Int) {
         guard (0...65535).contains(port) else {
             throw AggregateError(.config, "port \(port) is out of range; pass --port between 0 and 65535")
         }
@@ -66,7 +66,7 @@ enum POSIXSocket {
     }
 
     /// What one `accept` call produced.
-    enum Accepted {
+    package enum Accepted {
         case connection(descriptor: Int32, peer: String)
         /// No connection is waiting (or one vanished before it was accepted).
         case none
@@ -75,7 +75,7 @@ enum POSIXSocket {
     }
 
     /// Accepts one pending connection.
-    static func acceptConnection(_ listener: Int32) -> Accepted {
+    package static func acceptConnection(_ listener: Int32) -> Accepted {
         var storage = sockaddr_storage()
         var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
         var descriptor: Int32
@@ -101,14 +101,14 @@ enum POSIXSocket {
     }
 
     /// Makes a blocked `send` give up after `seconds`, so a client that stops reading cannot hold a thread forever.
-    static func setSendTimeout(_ descriptor: Int32, seconds: TimeInterval) {
+    package static func setSendTimeout(_ descriptor: Int32, seconds: TimeInterval) {
         var limit = timeval()
         limit.tv_sec = .init(max(1, seconds.rounded(.up)))
         _ = setsockopt(descriptor, SOL_SOCKET, SO_SNDTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
     }
 
     /// Sends every byte; returns false when the peer is gone or the send timed out.
-    static func sendAll(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer) -> Bool {
+    package static func sendAll(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer) -> Bool {
         guard var pointer = bytes.baseAddress else { return true }
         var remaining = bytes.count
         while remaining > 0 {
@@ -124,7 +124,7 @@ enum POSIXSocket {
     }
 
     /// Sends every byte of `data`.
-    static func sendAll(_ descriptor: Int32, _ data: Data) -> Bool {
+    package static func sendAll(_ descriptor: Int32, _ data: Data) -> Bool {
         data.withUnsafeBytes { sendAll(descriptor, $0) }
     }
 
@@ -134,7 +134,7 @@ enum POSIXSocket {
     /// Sends every byte, one piece of at most ``sendPiece`` bytes at a time, each of which the client must take
     /// within `stallTimeout`: a client that stops reading (or reads a trickle) ends the response instead of holding
     /// its connection slot, and so does a peer that is gone or a server that is stopping. False in each of those cases.
-    static func sendAll(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer, stallTimeout: TimeInterval, wake: WakeSignal) -> Bool {
+    package static func sendAll(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer, stallTimeout: TimeInterval, wake: WakeSignal) -> Bool {
         guard var pointer = bytes.baseAddress else { return true }
         var remaining = bytes.count
         while remaining > 0 {
@@ -171,17 +171,17 @@ enum POSIXSocket {
     }
 
     /// ``sendAll(_:_:stallTimeout:wake:)`` for `data`.
-    static func sendAll(_ descriptor: Int32, _ data: Data, stallTimeout: TimeInterval, wake: WakeSignal) -> Bool {
+    package static func sendAll(_ descriptor: Int32, _ data: Data, stallTimeout: TimeInterval, wake: WakeSignal) -> Bool {
         data.withUnsafeBytes { sendAll(descriptor, $0, stallTimeout: stallTimeout, wake: wake) }
     }
 
     /// Sends without waiting; for the short refusal written from the accept loop.
-    static func sendNow(_ descriptor: Int32, _ data: Data) {
+    package static func sendNow(_ descriptor: Int32, _ data: Data) {
         _ = data.withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, sendFlags | Int32(MSG_DONTWAIT)) }
     }
 
     /// Reads what is available into `buffer` (up to its capacity); 0 means the peer closed, -1 an error.
-    static func receive(_ descriptor: Int32, into buffer: UnsafeMutableRawBufferPointer) -> Int {
+    package static func receive(_ descriptor: Int32, into buffer: UnsafeMutableRawBufferPointer) -> Int {
         while true {
             let count = recv(descriptor, buffer.baseAddress, buffer.count, 0)
             if count < 0, errno == EINTR { continue }
@@ -190,7 +190,7 @@ enum POSIXSocket {
     }
 
     /// Ends both directions at once, which wakes a thread blocked in `send` on that socket.
-    static func shutdownBoth(_ descriptor: Int32) {
+    package static func shutdownBoth(_ descriptor: Int32) {
         _ = shutdown(descriptor, Int32(SHUT_RDWR))
     }
 
@@ -198,7 +198,7 @@ enum POSIXSocket {
     ///
     /// Closing a socket with unread input makes the kernel send a reset, which can destroy a 413 or 400 the
     /// client has not read yet; draining first lets the client see the response and then end of stream.
-    static func finish(_ descriptor: Int32, wake: WakeSignal) {
+    package static func finish(_ descriptor: Int32, wake: WakeSignal) {
         _ = shutdown(descriptor, Int32(SHUT_WR))
         let deadline = Date().addingTimeInterval(1)
         var drained = 0
@@ -212,23 +212,23 @@ enum POSIXSocket {
         }
     }
 
-    static func closeDescriptor(_ descriptor: Int32) {
+    package static func closeDescriptor(_ descriptor: Int32) {
         _ = close(descriptor)
     }
 
-    static func errorText(_ code: Int32) -> String { String(cString: strerror(code)) }
+    package static func errorText(_ code: Int32) -> String { String(cString: strerror(code)) }
 
     // MARK: - Waiting
 
     /// What a wait ended with.
-    enum WaitResult {
+    package enum WaitResult {
         case readable
         case timedOut
         case stopped
     }
 
     /// Waits until `descriptor` has data (or was closed by the peer), `timeout` passes, or `wake` fires.
-    static func waitReadable(_ descriptor: Int32?, wake: WakeSignal, timeout: TimeInterval) -> WaitResult {
+    package static func waitReadable(_ descriptor: Int32?, wake: WakeSignal, timeout: TimeInterval) -> WaitResult {
         let deadline = Date().addingTimeInterval(timeout)
         while true {
             var descriptors = [pollfd(fd: wake.readDescriptor, events: Int16(POLLIN), revents: 0)]
@@ -248,7 +248,7 @@ enum POSIXSocket {
     }
 
     /// How a wait for an answer's delay ended.
-    enum DelayEnd {
+    package enum DelayEnd {
         case elapsed
         /// The client closed its side (or the connection broke): nobody is waiting for the answer any more.
         case clientLeft
@@ -258,7 +258,7 @@ enum POSIXSocket {
     /// Waits `seconds` before answering on `descriptor`, watching it for the client hanging up, so a delay nobody
     /// waits for any more ends at once and frees its slot. A client that sends its next request early is still
     /// waited for (on Linux the data does not wake the poll; elsewhere it is peeked at and left for the reader).
-    static func delay(_ seconds: TimeInterval, on descriptor: Int32, wake: WakeSignal) -> DelayEnd {
+    package static func delay(_ seconds: TimeInterval, on descriptor: Int32, wake: WakeSignal) -> DelayEnd {
         guard seconds > 0 else { return .elapsed }
         let deadline = Date().addingTimeInterval(seconds)
         var watchSocket = true
@@ -288,7 +288,7 @@ enum POSIXSocket {
     }
 
     /// Sleeps for `seconds` unless `wake` fires first; returns false when woken (the server is stopping).
-    static func sleep(_ seconds: TimeInterval, wake: WakeSignal) -> Bool {
+    package static func sleep(_ seconds: TimeInterval, wake: WakeSignal) -> Bool {
         guard seconds > 0 else { return true }
         return waitReadable(nil, wake: wake, timeout: seconds) == .timedOut
     }
@@ -302,7 +302,7 @@ enum POSIXSocket {
     }
 
     /// Keeps descriptors out of child processes, which would otherwise hold the port open after `stop()`.
-    static func setCloseOnExec(_ descriptor: Int32) {
+    package static func setCloseOnExec(_ descriptor: Int32) {
         _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
     }
 
@@ -351,14 +351,14 @@ enum POSIXSocket {
 
 /// A pipe that, once written, stays readable: every thread polling it wakes, which is how `stop()` reaches
 /// threads blocked waiting for a client or sleeping for an injected delay.
-final class WakeSignal: Sendable {
-    let readDescriptor: Int32
+package final class WakeSignal: Sendable {
+    package let readDescriptor: Int32
     private let writeDescriptor: Int32
 
-    init() throws {
+    package init() throws {
         var ends: [Int32] = [0, 0]
         guard pipe(&ends) == 0 else {
-            throw AggregateError(.config, "cannot create the sandbox's wake-up pipe: \(POSIXSocket.errorText(errno))")
+            throw AggregateError(.config, "cannot create the server's wake-up pipe: \(POSIXSocket.errorText(errno))")
         }
         readDescriptor = ends[0]
         writeDescriptor = ends[1]
@@ -367,13 +367,13 @@ final class WakeSignal: Sendable {
     }
 
     /// Wakes every current and future waiter.
-    func fire() {
+    package func fire() {
         var byte: UInt8 = 1
         _ = write(writeDescriptor, &byte, 1)
     }
 
     /// Closes both ends; only once no thread can poll it any more.
-    func close() {
+    package func close() {
         POSIXSocket.closeDescriptor(readDescriptor)
         POSIXSocket.closeDescriptor(writeDescriptor)
     }
