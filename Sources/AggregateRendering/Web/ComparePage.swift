@@ -101,6 +101,7 @@ package enum ComparePage {
         let invocations = selection?.invocations ?? []
         let examples = descriptors.compactMap { $0.examples.first?.arguments.filter { $0 != "--offline" }.map(shellQuoted).joined(separator: " ") }
         var main = "<section aria-labelledby=\"form-title\">\n<h1 id=\"form-title\">Compare sources</h1>\n"
+        if let error { main += WebPage.errorAlert(error) }
         main += "<form id=\"compare-form\" method=\"get\" action=\"/compare\">\n"
         main += "<p class=\"help\">Each invocation is written as after <code>aggregate</code>, as <code>aggregate compare</code> takes it; they run at once.</p>\n"
         main += "<div class=\"pickers\">\n"
@@ -118,7 +119,6 @@ package enum ComparePage {
             return "<input type=\"number\" id=\"limit\" name=\"limit\" min=\"1\" max=\"10000\" step=\"1\" placeholder=\"20\"\(value)\(describedBy)>"
         }
         main += "</div>\n<div class=\"actions\"><button type=\"submit\">Compare</button></div>\n</form>\n</section>\n"
-        if let error { main += WebPage.errorAlert(error) }
         if !rows.isEmpty {
             main += "<p class=\"muted\">\(CompareHTMLReport.escape(CompareHTMLReport.tally(rows)))</p>\n"
             main += CompareHTMLReport.sections(rows)

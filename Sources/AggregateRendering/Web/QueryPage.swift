@@ -50,9 +50,10 @@ package enum QueryPage {
         let current = selection.flatMap { selection in descriptors.first { $0.name == selection.provider } } ?? descriptors.first
         let operation = current.flatMap { descriptor in selection.flatMap { descriptor.operation(named: $0.operation) } ?? descriptor.operations.first }
         var main = "<section aria-labelledby=\"form-title\">\n<h1 id=\"form-title\">Query a provider</h1>\n"
+        // Above the form, which can be long, so the one line saying what to fix is seen first.
+        if let error { main += WebPage.errorAlert(error) }
         main += form(descriptors: descriptors, current: current, operation: operation, selection: selection)
         main += "</section>\n"
-        if let error { main += WebPage.errorAlert(error) }
         if let result, let current { main += resultSection(result, descriptor: current, selection: selection) }
         var title = "aggregate"
         if let selection, result != nil { title = "\(selection.provider) \(selection.operation) · aggregate" }
@@ -126,9 +127,9 @@ package enum QueryPage {
         html += "<p class=\"command\"><code>aggregate \(escape(command))</code> · "
         html += "<a href=\"\(escape(ComparePage.href(invocations: [command])))\">compare with other sources</a></p>\n"
         let row = ComparisonRow(invocation: command, result: result, authStyle: descriptor.authStyle, paginationStyle: descriptor.paginationStyle)
-        html += "<div class=\"outcome\">\n" + CompareHTMLReport.card(row) + "</div>\n"
-        if result.error == nil { html += ResultTable.html(result.items) }
-        return html + "</section>\n"
+        html += "<div class=\"result-layout\">\n<div class=\"outcome\">\n" + CompareHTMLReport.card(row) + "</div>\n"
+        if result.error == nil { html += "<div class=\"items\">\n" + ResultTable.html(result.items) + "</div>\n" }
+        return html + "</div>\n</section>\n"
     }
 }
 
@@ -151,12 +152,12 @@ enum ParameterField {
         case .integer(let range):
             return WebPage.field(id: id, label: parameter.name, required: required, help: help) { describedBy in
                 let bounds = range.map { " min=\"\($0.lowerBound)\" max=\"\($0.upperBound)\"" } ?? ""
-                return "<input type=\"number\" id=\"\(escape(id))\" name=\"\(name)\" step=\"1\"\(bounds)\(valueAttribute)\(requiredAttribute)\(describedBy)>"
+                return "<input type=\"\(numberType(value))\" id=\"\(escape(id))\" name=\"\(name)\" step=\"1\"\(bounds)\(valueAttribute)\(requiredAttribute)\(describedBy)>"
             }
         case .number(let range):
             return WebPage.field(id: id, label: parameter.name, required: required, help: help) { describedBy in
                 let bounds = range.map { " min=\"\(JSONNumberFormat.text(for: $0.lowerBound))\" max=\"\(JSONNumberFormat.text(for: $0.upperBound))\"" } ?? ""
-                return "<input type=\"number\" id=\"\(escape(id))\" name=\"\(name)\" step=\"any\"\(bounds)\(valueAttribute)\(requiredAttribute)\(describedBy)>"
+                return "<input type=\"\(numberType(value))\" id=\"\(escape(id))\" name=\"\(name)\" step=\"any\"\(bounds)\(valueAttribute)\(requiredAttribute)\(describedBy)>"
             }
         case .choice(let choices):
             return select(parameter, id: id, choices: choices, value: value, required: required, help: help)
@@ -181,6 +182,13 @@ enum ParameterField {
             if let help { html += "<p class=\"help\" id=\"\(escape(helpID))\">\(escape(help))</p>\n" }
             return html + "</fieldset>\n"
         }
+    }
+
+    /// `number`, or `text` for a value that is not a number: a browser empties a number field holding text, and
+    /// the page must show what was typed beside its error.
+    private static func numberType(_ value: String?) -> String {
+        guard let value, Double(value.trimmingCharacters(in: .whitespaces)) == nil else { return "number" }
+        return "text"
     }
 
     /// A `<select>` of `choices`; an optional one without a default starts with an empty choice, meaning "not given".

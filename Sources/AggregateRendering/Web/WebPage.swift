@@ -92,7 +92,6 @@ package enum WebPage {
         .brand { margin: 0; font-size: 1.4rem; font-weight: 700; }
         nav a { margin-right: 1rem; font-weight: 600; text-decoration: none; }
         nav a[aria-current=page] { text-decoration: underline; text-underline-offset: .3em; }
-        h2:first-child { margin-top: 0; }
         form { background: var(--card); border: 1px solid var(--border); border-radius: 8px; padding: 1rem 1.25rem; }
         .pickers, fieldset { display: grid; grid-template-columns: repeat(auto-fill, minmax(240px, 1fr)); gap: .75rem 1.25rem;
           align-items: start; }
@@ -103,6 +102,9 @@ package enum WebPage {
         .field label, .checks legend { font-weight: 600; }
         .required { color: var(--failed); font-weight: 400; font-size: .85em; }
         .help { margin: 0; color: var(--muted); font-size: .85rem; }
+        .span { grid-column: 1 / -1; }
+        form > .help { margin-bottom: .75rem; }
+        .checks .help { flex-basis: 100%; }
         input[type=text], input[type=number], select { font: inherit; color: var(--fg); background: var(--bg);
           border: 1px solid var(--border); border-radius: 6px; padding: .35rem .5rem; width: 100%; }
         input:focus-visible, select:focus-visible, button:focus-visible, a:focus-visible { outline: 3px solid var(--link);
@@ -114,7 +116,8 @@ package enum WebPage {
           border: 1px solid var(--link); background: var(--link); color: var(--bg); }
         button.secondary { background: transparent; color: var(--link); }
         .js .choose { display: none; }
-        .alert { background: var(--card); border: 1px solid var(--failed); border-radius: 6px; padding: .5rem .75rem; }
+        .alert { background: var(--card); border: 1px solid var(--failed); border-radius: 6px; padding: .5rem .75rem;
+          margin: 0 0 1rem; }
         .command { overflow-wrap: anywhere; }
         table.results { border-collapse: collapse; width: 100%; }
         .results caption { text-align: left; color: var(--muted); padding: .25rem 0; }
@@ -128,7 +131,10 @@ package enum WebPage {
         .results time { white-space: nowrap; }
         ul.metrics { list-style: none; margin: 0; padding: 0; font-size: .9rem; }
         ul.metrics li { white-space: nowrap; }
-        .outcome { max-width: 420px; margin-bottom: 1rem; }
+        .result-layout { display: grid; grid-template-columns: minmax(220px, 300px) minmax(0, 1fr); gap: 1.25rem;
+          align-items: start; }
+        @media (max-width: 760px) { .result-layout { grid-template-columns: minmax(0, 1fr); } }
+        .result-layout .results caption { padding-top: 0; }
 
         """
 
