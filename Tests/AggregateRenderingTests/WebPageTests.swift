@@ -186,6 +186,7 @@ import Testing
         let selection = try #require(try QuerySelection.parse("provider=films&query=-1&language=--help", descriptors: descriptors))
         #expect(selection.operation == "search", "the default operation")
         #expect(selection.arguments(WebFixtures.films) == ["films", "search", "--language=--help", "--", "-1"])
+        #expect(selection.arguments(WebFixtures.films, adding: ["--offline"]) == ["films", "search", "--language=--help", "--offline", "--", "-1"])
         #expect(selection.commandLine(WebFixtures.films) == "films search --language --help -- -1")
     }
 

@@ -140,8 +140,11 @@ package struct QuerySelection: Sendable, Equatable {
     /// The command line the server runs for this selection, without `aggregate`: the provider, the operation, the
     /// named values as `--name=value` (so a value starting with `-` stays a value), `--limit=N`, then `--` and the
     /// positional values in order. E.g. `["tmdb", "search", "--year=1989", "--limit=10", "--", "batman"]`.
-    /// - Parameter descriptor: the provider's descriptor (for which parameters are positional, and their order).
-    package func arguments(_ descriptor: ProviderDescriptor) -> [String] {
+    /// - Parameters:
+    ///   - descriptor: the provider's descriptor (for which parameters are positional, and their order).
+    ///   - options: the server's own options for the run, e.g. `--offline` or `--timeout=10`, put before `--` so
+    ///     they stay options.
+    package func arguments(_ descriptor: ProviderDescriptor, adding options: [String] = []) -> [String] {
         let parameters = descriptor.options + (descriptor.operation(named: operation)?.parameters ?? [])
         var named: [String] = [], positional: [String] = []
         for parameter in parameters {
@@ -153,7 +156,7 @@ package struct QuerySelection: Sendable, Equatable {
             }
         }
         if let limit { named.append("--limit=\(limit)") }
-        return [provider, operation] + named + (positional.isEmpty ? [] : ["--"] + positional)
+        return [provider, operation] + named + options + (positional.isEmpty ? [] : ["--"] + positional)
     }
 
     /// The invocation as it would be typed after `aggregate` (for compare's `i=` and for people), e.g.
