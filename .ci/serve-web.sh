@@ -3,8 +3,9 @@
 # that each picture is not trivial, and that the page's script ran under its Content-Security-Policy (the hash in
 # the policy matches the script). Prints where the PNGs are (the CI artifacts).
 #
-# Without AGGREGATE_SERVE_URL, the views are the pages the renderer's tests write (WebPageSampleTests, with the
-# policy as a <meta>); with AGGREGATE_SERVE_URL=http://127.0.0.1:PORT they are fetched from a running server.
+# Without AGGREGATE_SERVE_URL, the views are the pages the tests write (WebPageSampleTests, and
+# WebPageProvidersSampleTests from real offline runs), with the policy as a <meta>; with
+# AGGREGATE_SERVE_URL=http://127.0.0.1:PORT they are fetched from a running server.
 # Where Chromium cannot be installed, only this step is skipped, saying so.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -32,13 +33,14 @@ if [ -n "${AGGREGATE_SERVE_URL:-}" ]; then
 else
     pages="$artifacts/pages"
     status=0
-    AGGREGATE_WEB_PAGES_DIR="$pages" swift test --filter WebPageSampleTests >"$artifacts/swift-test.log" 2>&1 || status=$?
-    if [ "$status" -ne 0 ] || [ ! -f "$pages/query-empty.html" ]; then
+    AGGREGATE_WEB_PAGES_DIR="$pages" swift test --filter "WebPageSampleTests|WebPageProvidersSampleTests" >"$artifacts/swift-test.log" 2>&1 || status=$?
+    if [ "$status" -ne 0 ] || [ ! -f "$pages/query-empty.html" ] || [ ! -f "$pages/real-compare.html" ]; then
         tail -n 30 "$artifacts/swift-test.log"
         echo "FAIL: WebPageSampleTests did not write the pages (exit $status)"
         exit 1
     fi
-    for view in query-empty:1400 query-results:1400 query-hostile:1400 query-error:1400 compare-empty:1000 compare:2600; do
+    for view in query-empty:1400 query-results:1400 query-hostile:1400 query-error:1400 compare-empty:1000 compare:2600 \
+        real-query-results:2000 real-compare:2600; do
         views+=("${view%%:*} file://$pages/${view%%:*}.html ${view##*:}")
     done
 fi

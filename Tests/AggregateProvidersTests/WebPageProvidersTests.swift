@@ -60,3 +60,36 @@ import Testing
         }
     }
 }
+
+/// With `AGGREGATE_WEB_PAGES_DIR` set, writes the pages of real offline runs there for `.ci/serve-web.sh` to
+/// screenshot (with the policy as a `<meta>`, as `WebPageSampleTests` does).
+@Suite struct WebPageProvidersSampleTests {
+    @Test func writesRealPagesForScreenshotsWhenAsked() async throws {
+        guard let folder = ProcessInfo.processInfo.environment["AGGREGATE_WEB_PAGES_DIR"], !folder.isEmpty else { return }
+        let catalog = try WebPageProvidersTests.catalog.get()
+        let descriptors = catalog.registry.providers.map { $0.descriptor }
+        let runner = ProviderRunner(catalog: catalog, environment: [:])
+        let request = QueryPage.request("provider=tmdb&operation=search&query=batman&limit=8", descriptors: descriptors)
+        let selection = try #require(request.selection)
+        let tmdb = try #require(descriptors.first { $0.name == "tmdb" })
+        let result = try await runner.run(selection.arguments(tmdb, adding: ["--offline"]))
+        var rows: [ComparisonRow] = []
+        let invocations = ["tmdb search batman", "kiva newest", "meetup --lat 51.509980 --lon -0.133700"]
+        for invocation in invocations {
+            let words = invocation.split(separator: " ").map(String.init)
+            let descriptor = try #require(descriptors.first { $0.name == words[0] })
+            rows.append(ComparisonRow(invocation: invocation, result: try await runner.run(words + ["--limit", "5", "--offline"]), descriptor: descriptor))
+        }
+        let pages = [
+            ("real-query-results", QueryPage.render(descriptors: descriptors, selection: selection, result: result)),
+            ("real-compare", ComparePage.render(descriptors: descriptors, selection: CompareSelection(invocations: invocations, limit: 5), rows: rows)),
+        ]
+        let policy = WebPage.contentSecurityPolicy.replacingOccurrences(of: "; frame-ancestors 'none'", with: "")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        for (name, html) in pages {
+            let page = html.replacingOccurrences(
+                of: "<meta charset=\"utf-8\">\n", with: "<meta charset=\"utf-8\">\n<meta http-equiv=\"Content-Security-Policy\" content=\"\(policy)\">\n")
+            try page.write(toFile: "\(folder)/\(name).html", atomically: true, encoding: .utf8)
+        }
+    }
+}

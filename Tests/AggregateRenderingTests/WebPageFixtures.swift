@@ -46,7 +46,7 @@ enum WebFixtures {
         script.author = "\"><img src=x onerror=alert(3)>"
         script.subtitle = "</td></tr></table><script>alert(4)</script>"
         script.metrics = ["<b>bold</b>": 1]
-        var data = Item(provider: "films", kind: "movie", id: "2", title: "Data link")
+        var data = Item(provider: "films", kind: "movie", id: "2", title: "Data link", summary: "<svg onload=alert(10)>")
         data.url = "data:text/html,<script>alert(5)</script>"
         data.imageUrl = "  JaVaScRiPt:alert(6)"
         var vb = Item(provider: "films", kind: "movie", id: "3", title: "Upper-case scheme")

@@ -35,13 +35,17 @@ enum ResultTable {
             html += "<td><div class=\"title\">"
             html += CompareHTMLReport.safeLink(item.url).map { "<a href=\"\($0)\" rel=\"noreferrer\">\(title)</a>" } ?? title
             html += "</div>"
-            if let subtitle = item.subtitle { html += "<div class=\"sub\">\(escape(TextLayout.truncate(subtitle, to: 160)))</div>" }
+            // The subtitle, or else the start of the summary: a second line says what the item is.
+            if let line = item.subtitle ?? item.summary { html += "<div class=\"sub\">\(escape(TextLayout.truncate(line, to: 160)))</div>" }
             html += "</td>"
             if hasAuthors { html += "<td>\(escape(item.author ?? ""))</td>" }
             if hasDates {
                 html += "<td>" + (item.createdAt.map { date in
                     let text = ISO8601.string(from: date)
-                    return "<time datetime=\"\(escape(text))\">\(escape(text.replacingOccurrences(of: "T", with: " ").replacingOccurrences(of: "Z", with: " UTC")))</time>"
+                    // Many APIs give only a day (a release date), read as midnight UTC: then the day alone.
+                    let shown = text.hasSuffix("T00:00:00Z")
+                        ? String(text.prefix(10)) : text.replacingOccurrences(of: "T", with: " ").replacingOccurrences(of: "Z", with: " UTC")
+                    return "<time datetime=\"\(escape(text))\">\(escape(shown))</time>"
                 } ?? "") + "</td>"
             }
             if hasMetrics {
