@@ -74,4 +74,22 @@ if ! grep -q '<html lang="en" class="js">' <<<"$dom"; then
     exit 1
 fi
 echo "ok   the page's script runs under its Content-Security-Policy"
+
+# The script's switch, in the files only: the empty form with the second provider picked (as a browser that restores
+# a form would have it) must show that provider's operations and fields, and hide and disable the first one's.
+if [ -z "${AGGREGATE_SERVE_URL:-}" ]; then
+    sed -e 's|<option value="films" selected>|<option value="films">|' -e 's|<option value="books">|<option value="books" selected>|' \
+        "$pages/query-empty.html" >"$pages/query-switched.html"
+    profile="$(mktemp -d)"
+    dom="$(timeout 120 chromium --headless --no-sandbox --disable-gpu --user-data-dir="$profile" --dump-dom "file://$pages/query-switched.html" 2>/dev/null || true)"
+    rm -rf "$profile"
+    for expected in '<div data-operations="films" hidden="">' '<select id="operation-books" name="operation">' \
+        '<fieldset data-provider="films" data-operation="search" hidden="" disabled="">' '<fieldset data-provider="books" data-operation="find">'; do
+        if ! grep -qF "$expected" <<<"$dom"; then
+            echo "FAIL: after switching the provider, the page lacks $expected"
+            exit 1
+        fi
+    done
+    echo "ok   the script switches the operations and fields to the provider picked"
+fi
 echo "artifacts: $artifacts/*.png"
