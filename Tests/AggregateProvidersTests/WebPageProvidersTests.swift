@@ -93,3 +93,25 @@ import Testing
         }
     }
 }
+
+/// The error lines docs/serve-web.md shows are the ones the page shows for the real providers.
+@Suite struct WebPageDocumentedErrorTests {
+    @Test func theDocumentedErrorLinesAreTrue() throws {
+        let doc = try String(contentsOf: TestPaths.packageRoot.appendingPathComponent("docs/serve-web.md"), encoding: .utf8)
+        let descriptors = try WebPageProvidersTests.catalog.get().registry.providers.map { $0.descriptor }
+        let queries = [
+            "provider=tmbd&query=x", "provider=tmdb&query=x&yeer=1999", "provider=tmdb&query=x&year=soon", "provider=tmdb&operation=search",
+            "provider=tmdb&query=x&limit=0",
+        ]
+        for query in queries {
+            let line = try #require(QueryPage.request(query, descriptors: descriptors).error?.diagnosticLine, "\(query)")
+                .trimmingCharacters(in: .whitespacesAndNewlines)
+            // The page lists every name; the doc cuts long lists with "...".
+            let documented = doc.split(separator: "\n").map(String.init).filter { $0.hasPrefix("Error: ") }
+            let matched = documented.contains { entry in
+                entry.hasSuffix("...)") ? line.hasPrefix(String(entry.dropLast(5))) : line == entry
+            }
+            #expect(matched, "\(query): \(line)")
+        }
+    }
+}

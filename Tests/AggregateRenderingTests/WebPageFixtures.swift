@@ -13,7 +13,8 @@ enum WebFixtures {
             ProviderOperation(
                 name: "search", summary: "Search movies by title.", itemKind: "movie",
                 parameters: [
-                    Parameter("query", style: .positional, required: true, help: "The words to look for <i>\"in titles\"</i>."),
+                    Parameter(
+                        "query", style: .positional, required: true, valueName: "TITLE", help: "The words to look for <i>\"in titles\"</i>."),
                     Parameter("year", type: .integer(1874...2100), help: "Only movies released that year."),
                     Parameter("rating", type: .number(0...10), help: "The lowest average rating."),
                     Parameter("sort", type: .choice(["popularity", "rating"]), default: "popularity", help: "The order."),

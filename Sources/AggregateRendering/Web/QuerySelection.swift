@@ -122,7 +122,13 @@ package struct QuerySelection: Sendable, Equatable {
                 do {
                     _ = try parameter.value(from: text)
                 } catch {
-                    throw error.attributed(to: descriptor.name)
+                    var error = error.attributed(to: descriptor.name)
+                    // The command line names a positional by its value (`<title>`); the form's field is its name.
+                    let cliLabel = "<\(parameter.valueName.lowercased())>"
+                    if parameter.style == .positional, error.message.hasPrefix(cliLabel) {
+                        error.message = Self.label(parameter) + error.message.dropFirst(cliLabel.count)
+                    }
+                    throw error
                 }
             } else if parameter.isRequired, parameter.defaultValue == nil {
                 throw AggregateError(.usage, "missing \(Self.label(parameter)) for '\(descriptor.name) \(operation)'", provider: descriptor.name)
@@ -130,9 +136,10 @@ package struct QuerySelection: Sendable, Equatable {
         }
     }
 
-    /// A parameter as the command line names it: `<query>` or `--year`.
+    /// A parameter as the page's messages name it: `--year` as on the command line, and a positional one by its
+    /// field's name, `<query>`.
     static func label(_ parameter: Parameter) -> String {
-        parameter.style == .positional ? "<\(parameter.valueName.lowercased())>" : "--\(parameter.name)"
+        parameter.style == .positional ? "<\(parameter.name)>" : "--\(parameter.name)"
     }
 
     // MARK: - Writing it back
