@@ -28,28 +28,6 @@ fi
 profile="$(mktemp -d)"
 timeout 120 chromium --headless --no-sandbox --disable-gpu --hide-scrollbars --user-data-dir="$profile" \
     --window-size=1280,2400 --screenshot="$png" "file://$report" >/dev/null 2>&1 || true
-python3 - "$png" <<'PY'
-import struct, sys, zlib
-path = sys.argv[1]
-try:
-    data = open(path, "rb").read()
-except OSError:
-    sys.exit(f"FAIL: chromium wrote no screenshot at {path}")
-if data[:8] != b"\x89PNG\r\n\x1a\n":
-    sys.exit(f"FAIL: {path} is not a PNG")
-width, height = struct.unpack(">II", data[16:24])
-# Decompress the image data and count distinct bytes: a blank or single-colour page has very few.
-chunks, offset = [], 8
-while offset < len(data):
-    length, kind = struct.unpack(">I4s", data[offset:offset + 8])
-    if kind == b"IDAT":
-        chunks.append(data[offset + 8:offset + 8 + length])
-    offset += 12 + length
-pixels = zlib.decompress(b"".join(chunks))
-distinct = len(set(pixels))
-if width < 800 or height < 800 or len(data) < 50_000 or distinct < 64:
-    sys.exit(f"FAIL: the screenshot looks trivial: {width}x{height}, {len(data)} bytes, {distinct} distinct byte values")
-print(f"ok   the HTML report renders: {width}x{height} PNG, {len(data)} bytes")
-PY
+python3 .ci/check_png.py "$png" "the HTML report"
 echo "artifact: $png"
 echo "artifact: $report"

@@ -1,4 +1,4 @@
-import AggregateCore
+package import AggregateCore
 import AggregateText
 import Foundation
 
@@ -10,7 +10,6 @@ package enum CompareHTMLReport {
     static let itemsShown = 5
 
     package static func render(_ rows: [ComparisonRow]) -> String {
-        let succeeded = rows.filter { $0.result.error == nil }.count
         var html = """
             <!DOCTYPE html>
             <html lang="en">
@@ -24,32 +23,45 @@ package enum CompareHTMLReport {
             <body>
             <header>
             <h1>aggregate compare</h1>
-            <p class="muted">\(rows.count) invocation\(rows.count == 1 ? "" : "s"): \(succeeded) succeeded, \(rows.count - succeeded) failed.</p>
+            <p class="muted">\(escape(tally(rows)))</p>
             </header>
             <main>
-            <section aria-labelledby="cards-title">
-            <h2 id="cards-title">Invocations</h2>
-            <div class="cards">
 
             """
+        html += sections(rows)
+        html += "</main>\n</body>\n</html>\n"
+        return html
+    }
+
+    /// `5 invocations: 4 succeeded, 1 failed.`
+    package static func tally(_ rows: [ComparisonRow]) -> String {
+        let succeeded = rows.filter { $0.result.error == nil }.count
+        return "\(rows.count) invocation\(rows.count == 1 ? "" : "s"): \(succeeded) succeeded, \(rows.count - succeeded) failed."
+    }
+
+    /// The report's content, which `aggregate serve`'s compare view shows too: a card per invocation, the charts of
+    /// time and bytes, the field-coverage heat map and the first items.
+    package static func sections(_ rows: [ComparisonRow]) -> String {
+        var html = "<section aria-labelledby=\"cards-title\">\n<h2 id=\"cards-title\">Invocations</h2>\n<div class=\"cards\">\n"
         for row in rows { html += card(row) }
         html += "</div>\n</section>\n"
         html += chartSection(rows)
         html += heatMapSection(rows)
         html += itemsSection(rows)
-        html += "</main>\n</body>\n</html>\n"
         return html
     }
 
     // MARK: - Cards
 
-    private static func card(_ row: ComparisonRow) -> String {
+    /// One invocation's outcome: ok or failed, the error line, and its items, requests, pages, bytes, time, auth
+    /// and pagination (the web page shows it for a query's result too).
+    package static func card(_ row: ComparisonRow) -> String {
         let result = row.result
         let ok = result.error == nil
         var html = "<article class=\"card \(ok ? "ok" : "failed")\">\n<h3><code>\(escape(row.invocation))</code></h3>\n"
         html += "<p class=\"status\"><span class=\"badge\">\(ok ? "ok" : "failed")</span></p>\n"
         if let error = result.error {
-            html += "<p class=\"error\" role=\"alert\">\(escape(error.diagnosticLine.trimmingCharacters(in: .whitespacesAndNewlines)))</p>\n"
+            html += "<p class=\"error\" role=\"alert\">\(errorLine(error))</p>\n"
         }
         let facts: [(String, String)] = [
             ("items", String(result.items.count)),
@@ -139,7 +151,7 @@ package enum CompareHTMLReport {
         for row in rows {
             html += "<h3><code>\(escape(row.invocation))</code></h3>\n"
             if let error = row.result.error {
-                html += "<p class=\"error\">\(escape(error.diagnosticLine.trimmingCharacters(in: .whitespacesAndNewlines)))</p>\n"
+                html += "<p class=\"error\">\(errorLine(error))</p>\n"
                 continue
             }
             guard !row.result.items.isEmpty else {
@@ -160,6 +172,11 @@ package enum CompareHTMLReport {
     }
 
     // MARK: - Helpers
+
+    /// The error's one line as `aggregate` prints it (`Error: kiva: ...`), escaped.
+    package static func errorLine(_ error: AggregateError) -> String {
+        escape(error.diagnosticLine.trimmingCharacters(in: .whitespacesAndNewlines))
+    }
 
     /// Text safe inside HTML elements and attribute values.
     package static func escape(_ text: String) -> String {

@@ -3,6 +3,7 @@ import AggregateDefinitions
 import AggregateHTTP
 import AggregateJSON
 import AggregateSandboxKit
+import AggregateText
 import Foundation
 
 /// The emulator's OAuth2 token endpoint (RFC 6749 §4.4) for a definition with an `oauth2` section, and the check of

@@ -1,7 +1,7 @@
 // AggregateText: text primitives every layer shares — terminal columns of text (TextLayout), HTML to plain text
 // (PlainText), byte counts for people (ByteCount), exact decimals written
 // without the locale (DecimalText), UTC and HTTP timestamps read and written without formatters, and the likely
-// meant name of a mistyped one (DidYouMean).
+// meant name of a mistyped one (DidYouMean), and SHA-256 (cache keys, CSP script hashes).
 //
 // It knows nothing of JSON, HTTP or providers.
 // May import: Foundation

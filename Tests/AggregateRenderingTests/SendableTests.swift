@@ -6,4 +6,9 @@ private func requireSendable<T: Sendable>(_: T.Type) {}
 
 private func checkSendable() {
     requireSendable(ItemTable.self)
+    requireSendable(QuerySelection.self)
+    requireSendable(CompareSelection.self)
+    requireSendable(QueryPage.Request.self)
+    requireSendable(ComparePage.Request.self)
+    requireSendable(WebQuery.self)
 }

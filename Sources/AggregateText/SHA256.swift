@@ -1,7 +1,8 @@
 import Foundation
 
-/// SHA-256 (FIPS 180-4), for the disk cache's salted key hashes: Foundation has no hash on Linux, and the package
-/// takes no third-party code. Not for large data: it works on bytes in memory.
+/// SHA-256 (FIPS 180-4), for the disk cache's salted key hashes and the web page's Content-Security-Policy script
+/// hash: Foundation has no hash on Linux, and the package takes no third-party code. Not for large data: it works on
+/// bytes in memory.
 package enum SHA256 {
     private static let roundConstants: [UInt32] = [
         0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
@@ -15,7 +16,7 @@ package enum SHA256 {
     ]
 
     /// The 32-byte digest of `bytes`.
-    static func digest<Bytes: Sequence>(_ bytes: Bytes) -> [UInt8] where Bytes.Element == UInt8 {
+    package static func digest<Bytes: Sequence>(_ bytes: Bytes) -> [UInt8] where Bytes.Element == UInt8 {
         var message = Array(bytes)
         let bitLength = UInt64(message.count) &* 8
         message.append(0x80)
