@@ -22,6 +22,8 @@ public final class RedisTestServer: @unchecked Sendable {
     public let arguments: [String]
     private let lock = NSLock()
     private var process: Process?
+    private var lifeline: Pipe?
+    private var serverID: Int32?
     private let folder: URL
 
     /// `redis-server`'s path, if installed.
@@ -62,14 +64,21 @@ public final class RedisTestServer: @unchecked Sendable {
         "redis://\(password.map { ":\($0)@" } ?? "")127.0.0.1:\(port)/\(database)"
     }
 
-    /// Stops the server (SIGKILL: as sudden as a crash) and waits for it to exit.
+    /// Stops the server (SIGKILL: as sudden as a crash) and waits until its port refuses connections.
     public func stop() {
         lock.lock()
         defer { lock.unlock() }
-        guard let process else { return }
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
-        self.process = nil
+        guard process != nil else { return }
+        if let serverID { kill(serverID, SIGKILL) }
+        try? lifeline?.fileHandleForWriting.close()
+        process = nil
+        lifeline = nil
+        serverID = nil
+        for _ in 0..<200 {
+            guard let descriptor = try? POSIXSocket.connect(host: "127.0.0.1", port: port, timeout: 0.2) else { return }
+            POSIXSocket.closeDescriptor(descriptor)
+            Thread.sleep(forTimeInterval: 0.05)
+        }
     }
 
     /// Starts the server again on the same port, empty.
@@ -80,17 +89,34 @@ public final class RedisTestServer: @unchecked Sendable {
     }
 
     private func launch(_ executable: String) throws {
+        // Through a shell that holds the server's life on a pipe from this process: when the pipe ends (stop(), or
+        // the test process exits however it does) the server is killed, so no redis-server outlives the tests.
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
         process.arguments = [
+            "-c", "\"$0\" \"$@\" & pid=$!; echo $pid; cat >/dev/null; kill -9 $pid 2>/dev/null", executable,
             "--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", folder.path,
             "--daemonize", "no", "--loglevel", "warning",
         ] + arguments
-        process.standardOutput = FileHandle.nullDevice
+        let pipe = Pipe()
+        // Only the wrapper may hold the pipe: a copy in another child would keep it open after this process ends.
+        _ = fcntl(pipe.fileHandleForWriting.fileDescriptor, F_SETFD, FD_CLOEXEC)
+        let output = Pipe()
+        process.standardInput = pipe
+        process.standardOutput = output
         process.standardError = FileHandle.nullDevice
         try process.run()
+        // The wrapper's first line is the server's process id, for stop()'s SIGKILL.
+        var line = Data()
+        while !line.contains(UInt8(ascii: "\n")) {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            line.append(chunk)
+        }
         lock.lock()
         self.process = process
+        lifeline = pipe
+        serverID = Int32(String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
         lock.unlock()
         // Ready when it accepts a connection; bounded, so a server that never comes up fails the suite.
         for _ in 0..<200 {

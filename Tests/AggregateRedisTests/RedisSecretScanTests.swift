@@ -11,9 +11,12 @@ import Testing
     let prefix = RedisTestServer.uniquePrefix("secret")
     let marker = "MARKER-s3cr3t-91b2"
     let origin = URL(string: "https://api.example.com")!
+    let redis: SharedRedis
+
+    init() throws { redis = try SharedRedis() }
 
     @Test func noCredentialReachesAnyKeyOrValue() async throws {
-        let connection = try SharedRedis.shared.connection()
+        let connection = try redis.connection()
         let cache = HTTPCacheMiddleware(
             settings: HTTPCacheSettings(root: URL(fileURLWithPath: "/nonexistent-aggregate-cache")), freshness: CacheFreshness(),
             operation: "search", now: { Date() }, events: { _ in }, log: HTTPCacheRunLog(),

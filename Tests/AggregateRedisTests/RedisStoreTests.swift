@@ -6,19 +6,24 @@ import AggregateTestSupport
 import Foundation
 import Testing
 
-/// A Redis for the store tests: `AGGREGATE_REDIS_URL`, else a private server; each test uses its own key prefix.
+/// A Redis for the store tests: `AGGREGATE_REDIS_URL`, else a private server that lives as long as the test's suite
+/// value; each test uses its own key prefix.
 final class SharedRedis: @unchecked Sendable {
-    static let shared = SharedRedis()
-    private let lock = NSLock()
-    private var server: RedisTestServer?
+    private let server: RedisTestServer?
+    private let text: String
 
-    func url() throws -> RedisURL {
-        lock.lock()
-        defer { lock.unlock() }
-        if let text = RedisTestServer.environmentURL { return try RedisURL(text) }
-        if server == nil { server = try RedisTestServer() }
-        return try RedisURL(RedisTestServer.sharedURL(or: server) ?? "")
+    init() throws {
+        if let shared = RedisTestServer.environmentURL {
+            server = nil
+            text = shared
+        } else {
+            let own = try RedisTestServer()
+            server = own
+            text = own.url()
+        }
     }
+
+    func url() throws -> RedisURL { try RedisURL(text) }
 
     func connection() throws -> RedisConnection { RedisConnection(url: try url(), timeout: 5) }
 }
@@ -50,9 +55,12 @@ func dumpRedis(_ redis: RedisConnection, prefix: String) throws -> [(key: String
 
 @Suite(.requiresRedis) struct RedisRateLimitStoreTests {
     let prefix = RedisTestServer.uniquePrefix("rate")
+    let redis: SharedRedis
+
+    init() throws { redis = try SharedRedis() }
 
     private func store() throws -> RedisRateLimitStore {
-        RedisRateLimitStore(connection: try SharedRedis.shared.connection(), prefix: prefix)
+        RedisRateLimitStore(connection: try redis.connection(), prefix: prefix)
     }
 
     /// 120 takes at the same moment from 4 clients on 8 threads: exactly the budget's 10 get a token, and every
@@ -78,7 +86,7 @@ func dumpRedis(_ redis: RedisConnection, prefix: String) throws -> [(key: String
 
     /// The Lua scripts and the file store agree on every step of a long random sequence of takes and reports.
     @Test func theScriptsMatchTheFileStoreStepByStep() throws {
-        let redis = try store()
+        let buckets = try store()
         let file = RateLimitStore(directory: nil)
         let claims = [RateBucketClaim(key: "demo a h", requests: 3, window: 2.29), RateBucketClaim(key: "demo b h", requests: 5, window: 10.45)]
         var generator = SeededGenerator(state: 7)
@@ -91,42 +99,45 @@ func dumpRedis(_ redis: RedisConnection, prefix: String) throws -> [(key: String
                 report.remaining = Int(UInt64.random(in: 0...4, using: &generator))
                 if Bool.random(using: &generator) { report.reset = moment.addingTimeInterval(Double(UInt64.random(in: 1...5, using: &generator))) }
                 if UInt64.random(in: 0...5, using: &generator) == 0 { report.retryAfter = moment.addingTimeInterval(1.5) }
-                try redis.learn(report, claims: claims, now: moment, reset: { _ in })
+                try buckets.learn(report, claims: claims, now: moment, reset: { _ in })
                 file.learn(report, claims: claims, now: moment, reset: { _ in })
             } else {
-                let one = try redis.take(claims, now: moment, reset: { _ in })
+                let one = try buckets.take(claims, now: moment, reset: { _ in })
                 let two = file.take(claims, now: moment, reset: { _ in })
                 #expect(abs((one?.timeIntervalSince1970 ?? 0) - (two?.timeIntervalSince1970 ?? 0)) < 0.001, "step \(step)")
             }
         }
-        let redisStates = try redis.entries(provider: "demo", now: Date(timeIntervalSince1970: now))
+        let redisStates = try buckets.entries(provider: "demo", now: Date(timeIntervalSince1970: now))
         let fileStates = file.entries(provider: "demo", now: Date(timeIntervalSince1970: now))
         #expect(redisStates.map(\.key) == fileStates.map(\.key))
         #expect(redisStates.map { $0.state?.spent.count } == fileStates.map { $0.state?.spent.count })
     }
 
     @Test func damagedAndImplausibleStatesAreResetOnceWithAReason() throws {
-        let redis = try store()
-        let raw = try SharedRedis.shared.connection()
+        let buckets = try store()
+        let raw = try redis.connection()
         let now = Date(timeIntervalSince1970: 1_800_000_000)
         try raw.command("SET", prefix + "ratelimit:tmdb api h", #"{"version":1,"spent":[],"blockedUntil":1e308}"#)
         try raw.command("SET", prefix + "ratelimit:tmdb search h", "not json")
         let reasons = Results<String>()
         let claims = [RateBucketClaim(key: "tmdb api h", requests: 2, window: 1), RateBucketClaim(key: "tmdb search h", requests: 2, window: 1)]
-        #expect(try redis.take(claims, now: now, reset: { reasons.append($0) }) == nil)
+        #expect(try buckets.take(claims, now: now, reset: { reasons.append($0) }) == nil)
         #expect(reasons.values == [
-            "the rate-limit state 'tmdb api h' in \(redis.location) was implausible (blockedUntil out of range); it was reset",
-            "the rate-limit state 'tmdb search h' in \(redis.location) was damaged; it was reset",
+            "the rate-limit state 'tmdb api h' in \(buckets.location) was implausible (blockedUntil out of range); it was reset",
+            "the rate-limit state 'tmdb search h' in \(buckets.location) was damaged; it was reset",
         ])
-        #expect(try redis.take(claims, now: now, reset: { reasons.append($0) }) == nil)
+        #expect(try buckets.take(claims, now: now, reset: { reasons.append($0) }) == nil)
         #expect(reasons.values.count == 2)
-        #expect(try redis.clear(provider: "tmdb") == 2)
-        #expect(try redis.entries(provider: nil, now: now).isEmpty)
+        #expect(try buckets.clear(provider: "tmdb") == 2)
+        #expect(try buckets.entries(provider: nil, now: now).isEmpty)
     }
 }
 
 @Suite(.requiresRedis) struct RedisHTTPCacheStoreTests {
     let prefix = RedisTestServer.uniquePrefix("cache")
+    let redis: SharedRedis
+
+    init() throws { redis = try SharedRedis() }
 
     private func entry(_ body: String, freshFor seconds: TimeInterval = 300) -> HTTPCacheEntry {
         let now = Date()
@@ -136,8 +147,8 @@ func dumpRedis(_ redis: RedisConnection, prefix: String) throws -> [(key: String
     }
 
     @Test func entriesRoundTripWithTheirValidatorsAndShareTheSalt() throws {
-        let one = RedisHTTPCacheStore(connection: try SharedRedis.shared.connection(), prefix: prefix)
-        let two = RedisHTTPCacheStore(connection: try SharedRedis.shared.connection(), prefix: prefix)
+        let one = RedisHTTPCacheStore(connection: try redis.connection(), prefix: prefix)
+        let two = RedisHTTPCacheStore(connection: try redis.connection(), prefix: prefix)
         let url = try #require(URL(string: "https://api.example.org/search?q=x"))
         let key = try one.key(method: "GET", url: url, headers: [:], credential: .bearer("token"))
         #expect(try two.key(method: "GET", url: url, headers: [:], credential: .bearer("token")) == key)
@@ -151,7 +162,7 @@ func dumpRedis(_ redis: RedisConnection, prefix: String) throws -> [(key: String
         let size = stored.encoded().count
         #expect(try one.statistics() == [.init(provider: "tmdb", entries: 1, bytes: size, hits: 1, misses: 1)])
         // The key lives as long as the entry is fresh plus the retention.
-        let raw = try SharedRedis.shared.connection()
+        let raw = try redis.connection()
         let ttl = try #require(try raw.command("PTTL", prefix + "cache:entry:tmdb/" + key).integer)
         #expect(ttl > 7 * 86_400_000 && ttl <= 7 * 86_400_000 + 300_000)
         #expect(try one.clear(provider: "tmdb", keepingCounts: false) == (1, size))
@@ -162,7 +173,7 @@ func dumpRedis(_ redis: RedisConnection, prefix: String) throws -> [(key: String
     @Test func theLeastRecentlyUsedGoFirstOverTheCap() throws {
         let sample = entry(String(repeating: "x", count: 1000))
         let size = sample.encoded().count
-        let store = RedisHTTPCacheStore(connection: try SharedRedis.shared.connection(), prefix: prefix, maxBytes: size * 3)
+        let store = RedisHTTPCacheStore(connection: try redis.connection(), prefix: prefix, maxBytes: size * 3)
         for index in 0..<3 {
             try store.write(sample, provider: "kiva", key: "k\(index)")
             Thread.sleep(forTimeInterval: 0.002)  // distinct millisecond scores for the order
@@ -181,8 +192,8 @@ func dumpRedis(_ redis: RedisConnection, prefix: String) throws -> [(key: String
     }
 
     @Test func damagedAndExpiredEntriesLeaveNoBookkeeping() throws {
-        let store = RedisHTTPCacheStore(connection: try SharedRedis.shared.connection(), prefix: prefix)
-        let raw = try SharedRedis.shared.connection()
+        let store = RedisHTTPCacheStore(connection: try redis.connection(), prefix: prefix)
+        let raw = try redis.connection()
         try store.write(entry("one"), provider: "tmdb", key: "a")
         try store.write(entry("two"), provider: "tmdb", key: "b")
         try raw.command("SET", prefix + "cache:entry:tmdb/a", "aggregate-http-cache 1\nbroken")
