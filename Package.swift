@@ -33,6 +33,7 @@ let emulatorModules: [Target.Dependency] = ["AggregateText", "AggregateJSON", "A
 let libraryModules: [Target.Dependency] = [
     "AggregateText", "AggregateJSON", "AggregateCore", "AggregateHTTP", "AggregateRendering", "AggregateDefinitions",
     "AggregateSandboxKit", "AggregateSandbox", "AggregateProviders", "AggregateScaffold", "AggregateSQL", "AggregateYAML", "AggregateImport",
+    "AggregateRedis",
 ]
 
 var targets: [Target] = [
@@ -47,6 +48,9 @@ var targets: [Target] = [
     .target(name: "AggregateSandboxKit", dependencies: ["AggregateText", "AggregateJSON", "AggregateCore"]),
     // POSIX sockets for the package's own servers and clients (Linux and Darwin; not for an app to embed).
     .target(name: "AggregateSockets", dependencies: ["AggregateCore"]),
+    // Shared state over Redis: a RESP2 client of our own on the sockets, and the Redis-backed cache and rate-limit
+    // stores (POSIX code, like the sockets).
+    .target(name: "AggregateRedis", dependencies: ["AggregateText", "AggregateJSON", "AggregateCore", "AggregateHTTP", "AggregateSockets"]),
     // The system's SQLite 3: a library of the machine, not a package (Apple platforms have the `SQLite3` module).
     .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"])]),
     // `aggregate sql`: provider operations as SQLite virtual tables, and results kept in a SQLite file.
@@ -69,7 +73,7 @@ var targets: [Target] = [
     .target(name: "AggregateProviders", dependencies: ["AggregateCore", "AggregateDefinitions"] + providerTargets),
     // The executable names no provider target: providers reach it through the umbrellas, their own commands too.
     .executableTarget(name: "aggregate", dependencies: libraryModules),
-    .target(name: "AggregateTestSupport", dependencies: libraryModules),
+    .target(name: "AggregateTestSupport", dependencies: libraryModules + ["AggregateSockets"]),
     .testTarget(name: "AggregateJSONTests", dependencies: ["AggregateText", "AggregateJSON", "AggregateTestSupport"], exclude: ["Fixtures", "Golden"]),
     .testTarget(
         name: "AggregateYAMLTests", dependencies: ["AggregateJSON", "AggregateYAML", "AggregateTestSupport"],
@@ -85,6 +89,9 @@ var targets: [Target] = [
     .testTarget(
         name: "AggregateSQLTests",
         dependencies: libraryModules + ["AggregateTestSupport"]),
+    .testTarget(
+        name: "AggregateRedisTests",
+        dependencies: ["AggregateText", "AggregateJSON", "AggregateCore", "AggregateHTTP", "AggregateSockets", "AggregateRedis", "AggregateTestSupport"]),
     .testTarget(name: "AggregateSandboxKitTests", dependencies: ["AggregateJSON", "AggregateCore", "AggregateSandboxKit", "AggregateTestSupport"]),
     .testTarget(name: "AggregateSandboxTests", dependencies: libraryModules + ["AggregateTestSupport"]),
     .testTarget(

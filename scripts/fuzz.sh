@@ -32,9 +32,9 @@ sources_for() {
         # Every emulator (with its generated sample data), the definitions' generic emulator and their embedded samples.
         sandbox-routes) echo "${core[@]}" Providers/*/*.swift $(find Providers/*/Sandbox Sources/AggregateProviders \
             Sources/AggregateSockets Sources/AggregateSandbox -name '*.swift' | sort) ;;
-        # The executable's config file and editing, with the providers its checks name.
-        config-edit) echo "${core[@]}" Providers/*/*.swift Sources/AggregateProviders/*.swift \
-            Sources/aggregate/{ConfigFile,ConfigEditing,CommonOptions,CacheChoice,ColorChoice,RunTools,EffectiveSettings,Terminal,StandardStreams}.swift ;;
+        # The executable's config file and editing, with the providers its checks name (and the stores --store opens).
+        config-edit) echo "${core[@]}" Providers/*/*.swift Sources/AggregateProviders/*.swift Sources/AggregateSockets/*.swift \
+            Sources/AggregateRedis/*.swift Sources/aggregate/{ConfigFile,ConfigEditing,CommonOptions,CacheChoice,ColorChoice,RunTools,EffectiveSettings,Terminal,StandardStreams}.swift ;;
         *) echo "unknown fuzz target '$1'; targets: ${all_targets[*]}" >&2; exit 64 ;;
     esac
 }

@@ -8,12 +8,19 @@ private let streamSocketType = Int32(SOCK_STREAM.rawValue)
 private let sendFlags = Int32(MSG_NOSIGNAL)
 /// `POLLRDHUP` (not exported to Swift): the peer ended its side, reported without waking for data it sent.
 private let peerHangUpEvent: Int16 = 0x2000
+/// `connect(2)`, named apart from ``POSIXSocket/connect(host:port:timeout:)``.
+private func systemConnect(_ descriptor: Int32, _ address: UnsafePointer<sockaddr>?, _ length: socklen_t) -> Int32 {
+    Glibc.connect(descriptor, address, length)
+}
 #elseif canImport(Darwin)
 import Darwin
 private let streamSocketType = SOCK_STREAM
 private let sendFlags: Int32 = 0
 /// Darwin has no `POLLRDHUP`: readability is polled and a peek tells end of stream from data.
 private let peerHangUpEvent = Int16(POLLIN)
+private func systemConnect(_ descriptor: Int32, _ address: UnsafePointer<sockaddr>?, _ length: socklen_t) -> Int32 {
+    Darwin.connect(descriptor, address, length)
+}
 #endif
 
 /// Thin wrappers over the POSIX socket calls the server needs; every function retries `EINTR`.
@@ -217,6 +224,93 @@ package enum POSIXSocket {
     }
 
     package static func errorText(_ code: Int32) -> String { String(cString: strerror(code)) }
+
+    // MARK: - Connecting
+
+    /// Why a connection could not be made, in words for a one-line error (`connection refused`, `timed out`).
+    package struct ConnectError: Error, Sendable, Equatable {
+        /// What went wrong, e.g. `connection refused`.
+        package var reason: String
+    }
+
+    /// Opens a TCP connection to `host:port`, trying each address the name resolves to, and gives up on one after
+    /// `timeout` seconds (a blocking `connect` to a filtered port would wait for minutes). The descriptor returned is
+    /// blocking and close-on-exec; on Darwin it raises no `SIGPIPE`.
+    /// - Throws: ``ConnectError`` naming the last reason (`connection refused`, `timed out`, a resolver message).
+    package static func connect(host: String, port: Int, timeout: TimeInterval) throws(ConnectError) -> Int32 {
+        guard (1...65535).contains(port) else { throw ConnectError(reason: "port \(port) is out of range") }
+        var hints = addrinfo()
+        hints.ai_family = AF_UNSPEC
+        hints.ai_socktype = streamSocketType
+        hints.ai_flags = AI_NUMERICSERV
+        var list: UnsafeMutablePointer<addrinfo>?
+        let status = getaddrinfo(host, String(port), &hints, &list)
+        guard status == 0, let first = list else { throw ConnectError(reason: String(cString: gai_strerror(status))) }
+        defer { freeaddrinfo(first) }
+        var reason = "no address"
+        var cursor: UnsafeMutablePointer<addrinfo>? = first
+        while let info = cursor {
+            cursor = info.pointee.ai_next
+            let descriptor = socket(info.pointee.ai_family, info.pointee.ai_socktype, info.pointee.ai_protocol)
+            guard descriptor >= 0 else {
+                reason = errorText(errno)
+                continue
+            }
+            setCloseOnExec(descriptor)
+            setNonBlocking(descriptor, true)
+            var result = systemConnect(descriptor, info.pointee.ai_addr, info.pointee.ai_addrlen)
+            if result != 0, errno == EINPROGRESS || errno == EINTR {
+                result = finishConnect(descriptor, timeout: timeout)
+            } else if result != 0 {
+                result = errno
+            }
+            if result == 0 {
+                setNonBlocking(descriptor, false)
+                var one: Int32 = 1
+                _ = setsockopt(descriptor, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+                #if canImport(Darwin)
+                _ = setsockopt(descriptor, SOL_SOCKET, SO_NOSIGPIPE, &one, socklen_t(MemoryLayout<Int32>.size))
+                #endif
+                return descriptor
+            }
+            reason = result == ETIMEDOUT ? "timed out after \(String(format: "%g", timeout)) s" : errorText(result).lowercased()
+            closeDescriptor(descriptor)
+        }
+        throw ConnectError(reason: reason)
+    }
+
+    /// Waits for a non-blocking `connect` to end; returns 0 or the `errno` it ended with (`ETIMEDOUT` on timeout).
+    private static func finishConnect(_ descriptor: Int32, timeout: TimeInterval) -> Int32 {
+        let deadline = Date().addingTimeInterval(timeout)
+        while true {
+            let remaining = deadline.timeIntervalSinceNow
+            if remaining <= 0 { return ETIMEDOUT }
+            var entry = pollfd(fd: descriptor, events: Int16(POLLOUT), revents: 0)
+            let result = poll(&entry, 1, Int32(min(remaining * 1000, Double(Int32.max)).rounded(.up)))
+            if result < 0, errno == EINTR { continue }
+            if result < 0 { return errno }
+            if result == 0 { continue }
+            var failure: Int32 = 0
+            var length = socklen_t(MemoryLayout<Int32>.size)
+            guard getsockopt(descriptor, SOL_SOCKET, SO_ERROR, &failure, &length) == 0 else { return errno }
+            return failure
+        }
+    }
+
+    /// Waits until `descriptor` has data or was closed by the peer (true), or `timeout` passes (false); a client's
+    /// per-command deadline, where no server stop signal is involved.
+    package static func waitReadable(_ descriptor: Int32, timeout: TimeInterval) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while true {
+            let remaining = deadline.timeIntervalSinceNow
+            if remaining <= 0 { return false }
+            var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+            let result = poll(&entry, 1, Int32(min(remaining * 1000, Double(Int32.max)).rounded(.up)))
+            if result < 0, errno == EINTR { continue }
+            if result < 0 { return true }  // the read that follows reports the error
+            if result > 0 { return true }
+        }
+    }
 
     // MARK: - Waiting
 

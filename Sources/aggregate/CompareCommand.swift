@@ -131,7 +131,7 @@ enum CompareCommand {
                 throw AggregateError(.usage, "--help, --raw, --fields and --to cannot be used inside a compare invocation")
             }
             if invocation.common.tools != RunToolOptions() {
-                throw AggregateError(.usage, "--no-rate-limit, --record and --replay apply to the whole compare: give them after 'compare'")
+                throw AggregateError(.usage, "--no-rate-limit, --record, --replay and --store apply to the whole compare: give them after 'compare'")
             }
             return invocation
         } catch where error.kind == .config {

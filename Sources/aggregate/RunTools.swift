@@ -1,5 +1,6 @@
 import AggregateCore
 import AggregateHTTP
+import AggregateRedis
 import AggregateText
 import Foundation
 
@@ -11,11 +12,16 @@ struct RunToolOptions: Sendable, Equatable {
     var record: String?
     /// `--replay DIR`.
     var replay: String?
+    /// `--store PATH|redis://HOST:PORT/DB`.
+    var store: String?
 
     static let specs: [OptionSpec] = [
         OptionSpec("no-rate-limit", arity: .flag, help: "Do not hold requests back to keep to the API's published rate limits (see docs/rate-limits.md)."),
         OptionSpec("record", valueName: "DIR", help: "Write every HTTP exchange of the run to DIR/cassette.json, credentials redacted (see docs/record-replay.md)."),
         OptionSpec("replay", valueName: "DIR", help: "Answer every request from DIR/cassette.json instead of the network."),
+        OptionSpec(
+            "store", valueName: "PATH|URL",
+            help: "Keep the cache and rate budgets in the folder PATH, or share them through Redis at redis://HOST:PORT/DB (default: AGGREGATE_STORE; see docs/cache.md)."),
     ]
 
     init() {}
@@ -26,6 +32,8 @@ struct RunToolOptions: Sendable, Equatable {
         noRateLimit = parsed.has("no-rate-limit")
         record = parsed.value("record")
         replay = parsed.value("replay")
+        store = parsed.value("store")
+        if store?.isEmpty == true { throw AggregateError(.usage, "--store needs a folder or redis://HOST:PORT/DB") }
         if record?.isEmpty == true || replay?.isEmpty == true { throw AggregateError(.usage, "--record and --replay need a folder") }
         if record != nil, replay != nil { throw AggregateError(.usage, "--record and --replay cannot be used together") }
     }
@@ -33,13 +41,16 @@ struct RunToolOptions: Sendable, Equatable {
     /// The same options as command-line words, to pass on.
     var arguments: [String] {
         (noRateLimit ? ["--no-rate-limit"] : []) + (record.map { ["--record", $0] } ?? []) + (replay.map { ["--replay", $0] } ?? [])
+            + (store.map { ["--store", $0] } ?? [])
     }
 }
 
 /// The tools one command's runs share: one rate-limit store, one recorder, one replayer, whatever the number of
 /// invocations (`compare` runs them all through the same ones).
 struct RunTools: Sendable {
-    var rateLimitStore: RateLimitStore?
+    var rateLimitStore: (any RateLimitStoring)?
+    /// The cache's store when `--store` names one (else the runner's disk cache under the cache root).
+    var cacheStore: (any HTTPCacheStoring)?
     var recorder: CassetteRecorder?
     var replayer: CassetteReplayer?
 
@@ -64,8 +75,21 @@ struct RunTools: Sendable {
             }
             recorder = CassetteRecorder(directory: directory)
         }
+        // `--store` (or AGGREGATE_STORE): a folder, or Redis in front of the disk. Offline and replayed runs use
+        // neither cache nor limiter, so they never connect.
+        var shared: SharedStores?
+        if let text = options.store ?? environment["AGGREGATE_STORE"].flatMap({ $0.isEmpty ? nil : $0 }), !offline, replayer == nil {
+            do {
+                shared = try SharedStores.open(StoreLocation(text), localRoot: CacheLocation.root(environment: environment)) { line in
+                    StandardStreams.writeError("warning: \(line)\n")
+                }
+            } catch {
+                throw error.aggregateError
+            }
+        }
+        cacheStore = shared?.cache
         if !options.noRateLimit, !offline, replayer == nil {
-            rateLimitStore = RateLimitStore.standard(environment: environment)
+            rateLimitStore = shared?.rateLimits ?? RateLimitStore.standard(environment: environment)
         }
     }
 
@@ -73,6 +97,7 @@ struct RunTools: Sendable {
     func applied(to runner: ProviderRunner) -> ProviderRunner {
         var runner = runner
         runner.rateLimitStore = rateLimitStore
+        runner.cacheStore = cacheStore
         runner.recorder = recorder
         runner.replayer = replayer
         return runner

@@ -13,7 +13,7 @@ enum SQLCommand: CLICommand {
     /// belong to one provider's result.
     static let commonNames = Set<String>([
         "limit", "format", "offline", "timeout", "allow-http", "verbose", "quiet", "profile", "color", "no-pager",
-        "no-rate-limit", "record", "replay", "to", "help",
+        "no-rate-limit", "record", "replay", "store", "to", "help",
     ]).union(CacheChoice.names)
 
     static let options: [OptionSpec] = [

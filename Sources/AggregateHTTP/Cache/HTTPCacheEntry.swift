@@ -49,7 +49,7 @@ public struct HTTPCacheEntry: Sendable, Equatable {
     public func response(for url: URL) -> HTTPResponse { HTTPResponse(status: status, headers: headers, body: body, url: url) }
 
     /// The bytes of the entry's file.
-    func encoded() -> Data {
+    package func encoded() -> Data {
         let metadata: JSONValue = [
             "url": .string(url),
             "status": .int(status),
@@ -69,7 +69,7 @@ public struct HTTPCacheEntry: Sendable, Equatable {
 
     /// Reads an entry file's bytes.
     /// - Throws: ``HTTPCacheEntry/Damage`` naming what is wrong (another format, cut short, checksum mismatch).
-    static func decode(_ data: Data) throws(Damage) -> HTTPCacheEntry {
+    package static func decode(_ data: Data) throws(Damage) -> HTTPCacheEntry {
         let newline = UInt8(ascii: "\n")
         guard let first = data.firstIndex(of: newline), String(decoding: data[..<first], as: UTF8.self) == magic else {
             throw Damage(reason: data.isEmpty ? "it is empty" : "it is not in the cache's format")
@@ -99,7 +99,7 @@ public struct HTTPCacheEntry: Sendable, Equatable {
     }
 
     /// Why an entry file cannot be used.
-    struct Damage: Error, Sendable {
-        var reason: String
+    package struct Damage: Error, Sendable {
+        package var reason: String
     }
 }

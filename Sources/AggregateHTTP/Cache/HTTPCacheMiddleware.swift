@@ -46,7 +46,7 @@ public final class HTTPCacheRunLog: @unchecked Sendable {
     /// Creates an empty log.
     public init() {}
 
-    func record(_ outcome: HTTPCacheStore.Outcome) {
+    func record(_ outcome: HTTPCacheOutcome) {
         lock.lock()
         defer { lock.unlock() }
         switch outcome {
@@ -112,7 +112,7 @@ public final class HTTPCacheRunLog: @unchecked Sendable {
 /// `--cache-ttl` replaces it only in the run that gives it, when entries are read.
 /// A damaged entry is removed with one warning and fetched again. A response that repeats a credential is not stored.
 public struct HTTPCacheMiddleware: FetchMiddleware {
-    let store: HTTPCacheStore
+    let store: any HTTPCacheStoring
     let settings: HTTPCacheSettings
     let freshness: CacheFreshness
     let operation: String?
@@ -120,12 +120,13 @@ public struct HTTPCacheMiddleware: FetchMiddleware {
     let events: @Sendable (FetchEvent) -> Void
     let log: HTTPCacheRunLog
 
-    /// Creates the cache step for one run of `operation` of a provider declaring `freshness`.
+    /// Creates the cache step for one run of `operation` of a provider declaring `freshness`; the entries live in
+    /// `store`, or on disk under `settings.root` when it is `nil`.
     public init(
         settings: HTTPCacheSettings, freshness: CacheFreshness, operation: String?, now: @escaping @Sendable () -> Date,
-        events: @escaping @Sendable (FetchEvent) -> Void, log: HTTPCacheRunLog
+        events: @escaping @Sendable (FetchEvent) -> Void, log: HTTPCacheRunLog, store: (any HTTPCacheStoring)? = nil
     ) {
-        self.store = HTTPCacheStore(root: settings.root, maxBytes: settings.maxBytes)
+        self.store = store ?? HTTPCacheStore(root: settings.root, maxBytes: settings.maxBytes)
         self.settings = settings
         self.freshness = freshness
         self.operation = operation
@@ -154,7 +155,15 @@ public struct HTTPCacheMiddleware: FetchMiddleware {
         }
 
         var stored: HTTPCacheEntry?
-        switch store.read(provider: provider, key: key) {
+        let lookup: HTTPCacheLookup
+        do {
+            lookup = try store.read(provider: provider, key: key)
+        } catch {
+            // A store that cannot be read is a miss: the run goes on without it, with one warning.
+            warnWriteFailure(error, provider: provider)
+            lookup = .missing
+        }
+        switch lookup {
         case .found(let entry):
             stored = entry
         case .missing: note("miss: nothing stored for GET \(shown)", provider)
@@ -169,7 +178,7 @@ public struct HTTPCacheMiddleware: FetchMiddleware {
             let (freshUntil, reason) = judged(entry)
             if settings.mode == .normal, clock < freshUntil {
                 note("fresh: stored \(age) ago, fresh for \(Self.seconds(freshUntil.timeIntervalSince(clock))) more (\(reason)); no request sent for GET \(shown)", provider)
-                store.touch(provider: provider, key: key)
+                try? store.touch(provider: provider, key: key)
                 count(.hit, provider: provider)
                 return entry.response(for: request.url)
             }
@@ -313,7 +322,7 @@ public struct HTTPCacheMiddleware: FetchMiddleware {
 
     // MARK: Telling
 
-    private func count(_ outcome: HTTPCacheStore.Outcome, provider: String) {
+    private func count(_ outcome: HTTPCacheOutcome, provider: String) {
         log.record(outcome)
         do {
             try store.record(outcome, provider: provider)

@@ -3,7 +3,7 @@ import AggregateJSON
 import AggregateText
 public import Foundation
 
-/// The disk cache's files: `<root>/http/<provider>/<key>.entry`, plus a salt and the hit counts.
+/// The disk cache's ``HTTPCacheStoring``, in files: `<root>/http/<provider>/<key>.entry`, plus a salt and the hit counts.
 ///
 /// - Files are created 0600 and folders 0700; every file is written to a temporary name and renamed into place, so
 ///   a reader (in this or another process) sees a whole old entry or a whole new one, never a partial one
@@ -14,7 +14,7 @@ public import Foundation
 /// - When the entries pass ``maxBytes``, the least recently used go first (an entry's modification time is its
 ///   last use: a hit touches it).
 /// - Names are salted SHA-256 hashes: a file name reveals neither the URL nor the credential.
-public final class HTTPCacheStore: @unchecked Sendable {
+public final class HTTPCacheStore: HTTPCacheStoring, @unchecked Sendable {
     /// The default size cap: 256 MiB.
     public static let defaultMaxBytes = 256 << 20
 
@@ -28,6 +28,9 @@ public final class HTTPCacheStore: @unchecked Sendable {
     private var cachedSalt: [UInt8]?
 
     /// A store under the cache root (``CacheLocation/root(environment:)``).
+    /// `<root>/http`, for people.
+    public var location: String { directory.path }
+
     public init(root: URL, maxBytes: Int = defaultMaxBytes) {
         self.root = root
         self.directory = root.appendingPathComponent("http")
@@ -36,31 +39,8 @@ public final class HTTPCacheStore: @unchecked Sendable {
 
     // MARK: Keys
 
-    /// The key of a request: a salted hash of the method, the URL, the header fields that vary the answer, and the
-    /// credential, so two tokens never share an entry and no name reveals either.
-    func key(method: String, url: URL, headers: HTTPHeaders, credential: Credential?) throws -> String {
-        let salt = try self.salt()
-        var material = method.uppercased() + "\n" + url.absoluteString + "\n"
-        for field in headers.sorted(by: { $0.name.lowercased() < $1.name.lowercased() }) {
-            let name = field.name.lowercased()
-            // Credential headers vary the answer too, but only ever enter the key hashed with the salt.
-            let value = Redactor.sensitiveHeaderNames.contains(name) ? SHA256.hex(salt + Array(field.value.utf8)) : field.value
-            material += name + ": " + value + "\n"
-        }
-        if let credential {
-            let secret: String
-            switch credential {
-            case .bearer(let token): secret = "bearer " + token
-            case .header(let name, let value): secret = "header " + name.lowercased() + " " + value
-            case .queryParameter(let name, let value): secret = "query " + name + " " + value
-            }
-            material += "credential: " + SHA256.hex(salt + Array(secret.utf8)) + "\n"
-        }
-        return SHA256.hex(salt + Array(material.utf8))
-    }
-
     /// This cache's random salt, made once and kept in `<root>/http/salt` (0600).
-    private func salt() throws -> [UInt8] {
+    public func salt() throws -> [UInt8] {
         lock.lock()
         defer { lock.unlock() }
         if let cachedSalt { return cachedSalt }
@@ -92,15 +72,10 @@ public final class HTTPCacheStore: @unchecked Sendable {
     // MARK: Entries
 
     /// What a lookup found.
-    enum Lookup: Sendable {
-        case missing
-        case found(HTTPCacheEntry)
-        /// The entry could not be used and was removed; the reason says why.
-        case damaged(String)
-    }
+    public typealias Lookup = HTTPCacheLookup
 
     /// The entry for `key`, or why there is none usable (a damaged entry is removed).
-    func read(provider: String, key: String) -> Lookup {
+    public func read(provider: String, key: String) -> Lookup {
         let file = entryURL(provider: provider, key: key)
         guard let data = FileManager.default.contents(atPath: file.path) else { return .missing }
         do {
@@ -112,7 +87,7 @@ public final class HTTPCacheStore: @unchecked Sendable {
     }
 
     /// Stores `entry` for `key` atomically, then evicts the least recently used entries over the size cap.
-    func write(_ entry: HTTPCacheEntry, provider: String, key: String) throws {
+    public func write(_ entry: HTTPCacheEntry, provider: String, key: String) throws {
         let folder = directory.appendingPathComponent(Self.folderName(provider))
         try ensureFolder(directory)
         try ensureFolder(folder)
@@ -127,7 +102,7 @@ public final class HTTPCacheStore: @unchecked Sendable {
     }
 
     /// Marks the entry as just used, for the LRU order.
-    func touch(provider: String, key: String) {
+    public func touch(provider: String, key: String) {
         _ = utimes(entryURL(provider: provider, key: key).path, nil)
     }
 
@@ -136,7 +111,7 @@ public final class HTTPCacheStore: @unchecked Sendable {
     }
 
     /// A provider's folder name: its name, with anything but `a-z 0-9 . _ -` replaced, never `.` or `..`.
-    static func folderName(_ provider: String) -> String {
+    package static func folderName(_ provider: String) -> String {
         let allowed = Set("abcdefghijklmnopqrstuvwxyz0123456789._-")
         let name = String(provider.lowercased().map { allowed.contains($0) ? $0 : "_" })
         return name.isEmpty || name.allSatisfy { $0 == "." } ? "_" + name : name
@@ -144,18 +119,11 @@ public final class HTTPCacheStore: @unchecked Sendable {
 
     // MARK: Counts
 
-    /// What a lookup amounted to, counted per provider for `aggregate cache stats`.
-    enum Outcome: String, Sendable {
-        /// A fresh entry answered; nothing was sent.
-        case hit = "hits"
-        /// The server answered 304 and the stored body was used.
-        case revalidated
-        /// The answer came from the server.
-        case miss = "misses"
-    }
+    /// What a lookup amounted to.
+    public typealias Outcome = HTTPCacheOutcome
 
     /// Adds one `outcome` for `provider` to the counts.
-    func record(_ outcome: Outcome, provider: String) throws {
+    public func record(_ outcome: Outcome, provider: String) throws {
         try withFileLock {
             var counts = readCounts()
             var mine = counts[provider] ?? [:]

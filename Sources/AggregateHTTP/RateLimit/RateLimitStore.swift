@@ -1,6 +1,5 @@
 import AggregateCore
-import AggregateJSON
-import AggregateCore
+package import AggregateJSON
 public import Foundation
 
 #if canImport(Glibc)
@@ -32,7 +31,7 @@ public struct RateBucketState: Sendable, Equatable {
     }
 
     /// Reads a stored state; `nil` for anything that is not a version-1 state (it is then started afresh).
-    init?(_ json: JSONValue) {
+    package init?(_ json: JSONValue) {
         guard json["version"]?.int == 1, let spent = json["spent"]?.array else { return nil }
         guard spent.allSatisfy({ $0.double != nil }) else { return nil }
         self.spent = spent.compactMap(\.double)
@@ -49,7 +48,7 @@ public struct RateBucketState: Sendable, Equatable {
     /// ahead than any server-announced wait may be (``RateLimitHeaders/longestWait``, plus a window of spending).
     /// A state written by this version never fails this; one edited by hand, or written by a version that
     /// trusted the headers, may.
-    func implausibility(now: TimeInterval) -> String? {
+    package func implausibility(now: TimeInterval) -> String? {
         let latest = now + RateLimitHeaders.longestWait + 60
         if spent.contains(where: { !$0.isFinite || $0 < 0 || $0 > latest }) { return "a spent time out of range" }
         if let blockedUntil, !blockedUntil.isFinite || blockedUntil < 0 || blockedUntil > latest { return "blockedUntil out of range" }
@@ -66,9 +65,15 @@ public struct RateBucketEntry: Sendable, Equatable {
     public var key: String
     /// The state, or `nil` when the file is damaged or implausible (it is reset on the bucket's next use).
     public var state: RateBucketState?
+
+    /// Creates an entry.
+    public init(key: String, state: RateBucketState?) {
+        self.key = key
+        self.state = state
+    }
 }
 
-/// The limiter's state, shared by every run on this machine: one small JSON file per bucket in
+/// The limiter's file-backed ``RateLimitStoring``, shared by every run on this machine: one small JSON file per bucket in
 /// `<cache root>/ratelimit/`, read and written under an exclusive `flock` (and a lock within the process), so a
 /// shell loop of runs spends one budget. Files are 0600 in a 0700 folder and hold no secret (names are provider,
 /// budget and host). When the folder cannot be used, the state lives in memory for this process only.

@@ -37,8 +37,8 @@ public struct RateLimitReport: Sendable, Equatable {
 /// Keeps one provider's requests within its published budgets (``RateBudgetPlan``), before they are sent.
 ///
 /// Each budget is a token bucket whose tokens come back one window after they were spent (at most `requests` in
-/// any window, whatever the API's window alignment), kept in a ``RateLimitStore`` shared by every concurrent page,
-/// every `compare` invocation and every process on the machine. It adapts to what the API reports: fewer requests
+/// any window, whatever the API's window alignment), kept in a ``RateLimitStoring`` (files by default, or Redis) shared by every concurrent
+/// page, every `compare` invocation and every process on the machine (or every machine). It adapts to what the API reports: fewer requests
 /// left than the bucket holds spends the difference, a reset or `Retry-After` blocks until then. When the next
 /// token comes within the retry budget (``RetryPolicy/maxTotalWait``), it waits, telling the wait as a
 /// ``FetchEvent/Kind/waitingForRateLimit(seconds:budget:)`` event; otherwise it stops before sending with a
@@ -50,7 +50,7 @@ public struct RateLimitMiddleware: FetchMiddleware {
     /// The budgets.
     public var plan: RateBudgetPlan
     /// Where the buckets live.
-    public var store: RateLimitStore
+    public var store: any RateLimitStoring
     /// The longest the limiter waits for one request before it gives up.
     public var maxWait: TimeInterval
     /// Waits (replaced in tests).
@@ -68,7 +68,7 @@ public struct RateLimitMiddleware: FetchMiddleware {
 
     /// Creates a limiter.
     public init(
-        plan: RateBudgetPlan, store: RateLimitStore, maxWait: TimeInterval, sleep: @escaping @Sendable (TimeInterval) async throws -> Void,
+        plan: RateBudgetPlan, store: any RateLimitStoring, maxWait: TimeInterval, sleep: @escaping @Sendable (TimeInterval) async throws -> Void,
         now: @escaping @Sendable () -> Date, events: @escaping @Sendable (FetchEvent) -> Void, timeZone: TimeZone
     ) {
         self.plan = plan
@@ -84,6 +84,11 @@ public struct RateLimitMiddleware: FetchMiddleware {
         _ request: HTTPRequest, exchange: FetchExchange, next: @escaping @Sendable (HTTPRequest, FetchExchange) async throws -> HTTPResponse
     ) async throws -> HTTPResponse {
         let buckets = plan.buckets(for: request.url, baseURL: exchange.origin).map { (key: stateKey($0.key, origin: exchange.origin), budget: $0.budget) }
+        let claims = buckets.map { RateBucketClaim(key: $0.key, requests: $0.budget.requests, window: $0.budget.window + Self.margin($0.budget.window)) }
+        let provider = exchange.provider
+        let reset: @Sendable (String) -> Void = { [events] message in
+            events(FetchEvent(provider: provider, kind: .warning(message + "; continuing")))
+        }
         guard !buckets.isEmpty else { return try await next(request, exchange) }
         var waited: TimeInterval = 0
         var slept = Date.distantPast
@@ -91,7 +96,8 @@ public struct RateLimitMiddleware: FetchMiddleware {
             // A sleep lasts at least as long as asked, so the clock is at least where it ended (this also keeps a
             // test's instant sleep from waiting forever).
             let moment = max(now(), slept)
-            let readyAt = await BlockingWork.run { take(buckets, at: moment, provider: exchange.provider) }
+            let store = self.store
+            let readyAt = try await Self.storeWork(store) { try store.take(claims, now: moment, reset: reset) }
             guard let readyAt else { break }
             let wait = readyAt.timeIntervalSince(moment)
             guard waited + wait <= maxWait else {
@@ -110,7 +116,8 @@ public struct RateLimitMiddleware: FetchMiddleware {
         let report = RateLimitReport(response, now: now())
         if report.remaining != nil || report.retryAfter != nil {
             let moment = now()
-            await BlockingWork.run { learn(report, buckets, at: moment, provider: exchange.provider) }
+            let store = self.store
+            try await Self.storeWork(store) { try store.learn(report, claims: claims, now: moment, reset: reset) }
         }
         return response
     }
@@ -121,61 +128,15 @@ public struct RateLimitMiddleware: FetchMiddleware {
         return "\(plan.provider) \(bucket) \(host)"
     }
 
-    /// Spends one token from each bucket that has one, checking and spending under the bucket's lock so two
-    /// processes never take the same token; returns `nil` when every bucket had one, else when the last of the
-    /// others will. (A token spent from one bucket while another is empty stays spent: that errs on the safe side.)
-    private func take(_ buckets: [(key: String, budget: RateBudget)], at moment: Date, provider: String) -> Date? {
-        let now = moment.timeIntervalSince1970
-        var latest: TimeInterval?
-        for bucket in buckets {
-            let ready = store.update(bucket.key, now: moment, reset: { warn($0, provider: provider) }) { state -> TimeInterval in
-                let ready = Self.readyTime(&state, budget: bucket.budget, now: now)
-                if ready <= now {
-                    state.spent.append(now)
-                    if let remaining = state.serverRemaining { state.serverRemaining = remaining - 1 }
-                }
-                return ready
-            }
-            if ready > now { latest = max(latest ?? 0, ready) }
-        }
-        return latest.map { Date(timeIntervalSince1970: $0) }
-    }
-
-    /// The one warning line for a state file that was reset (the run goes on with a fresh bucket).
-    private func warn(_ message: String, provider: String) {
-        events(FetchEvent(provider: provider, kind: .warning(message + "; continuing")))
-    }
-
-    /// When the bucket next has a token (now or later), after dropping tokens that have come back.
-    static func readyTime(_ state: inout RateBucketState, budget: RateBudget, now: TimeInterval) -> TimeInterval {
-        let window = budget.window + margin(budget.window)
-        state.spent = state.spent.filter { $0 > now - window && $0 <= now + 1 }.sorted()
-        if let reset = state.serverReset, reset <= now { (state.serverRemaining, state.serverReset) = (nil, nil) }
-        if let blocked = state.blockedUntil, blocked <= now { state.blockedUntil = nil }
-        var ready = now
-        if state.spent.count >= budget.requests { ready = state.spent[state.spent.count - budget.requests] + window }
-        if let blocked = state.blockedUntil { ready = max(ready, blocked) }
-        if let remaining = state.serverRemaining, remaining <= 0, let reset = state.serverReset { ready = max(ready, reset) }
-        return ready
-    }
-
-    /// Takes in what the API reported after a response.
-    private func learn(_ report: RateLimitReport, _ buckets: [(key: String, budget: RateBudget)], at moment: Date, provider: String) {
-        let now = moment.timeIntervalSince1970
-        for bucket in buckets {
-            store.update(bucket.key, now: moment, reset: { warn($0, provider: provider) }) { state in
-                if let retryAfter = report.retryAfter { state.blockedUntil = max(state.blockedUntil ?? 0, retryAfter.timeIntervalSince1970) }
-                guard let remaining = report.remaining else { return }
-                if let reset = report.reset {
-                    (state.serverRemaining, state.serverReset) = (remaining, reset.timeIntervalSince1970)
-                } else {
-                    // No reset told (Kiva): requests spent elsewhere, e.g. by another program on this address, are
-                    // counted as spent now, so they come back one window from now.
-                    let window = bucket.budget.window + Self.margin(bucket.budget.window)
-                    let ours = bucket.budget.requests - state.spent.filter { $0 > now - window }.count
-                    if ours > remaining { state.spent += Array(repeating: now, count: min(ours - remaining, bucket.budget.requests)) }
-                }
-            }
+    /// Runs a store call on a thread of its own (a file lock or a Redis round trip blocks), and words a store that
+    /// cannot be used as one line.
+    private static func storeWork<T: Sendable>(_ store: any RateLimitStoring, _ work: @escaping @Sendable () throws -> T) async throws -> T {
+        do {
+            return try await BlockingWork.run(work)
+        } catch let error as AggregateError {
+            throw error
+        } catch {
+            throw AggregateError(.network, "the rate-limit store \(store.location) cannot be used: \(error); pass --no-rate-limit to run without it")
         }
     }
 }

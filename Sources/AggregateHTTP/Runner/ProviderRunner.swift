@@ -62,7 +62,10 @@ public struct ProviderRunner: Sendable {
     public var events: @Sendable (FetchEvent) -> Void
     /// Where the rate limiter keeps its buckets, or `nil` for no limiter (`--no-rate-limit`). Offline runs are never
     /// limited: the in-process sandbox counts nothing, so demos run at full speed.
-    public var rateLimitStore: RateLimitStore?
+    public var rateLimitStore: (any RateLimitStoring)?
+    /// Where the cache of live runs keeps its entries when not on disk under ``Settings/cache``'s root (a Redis
+    /// store, or a failover of Redis and the disk); ``Settings/cache`` still turns the cache on and sets its mode.
+    public var cacheStore: (any HTTPCacheStoring)?
     /// Records every exchange of the runs (`--record DIR`); each run writes the cassette when it ends.
     public var recorder: CassetteRecorder?
     /// Answers every request from a cassette instead of the network (`--replay DIR`).
@@ -154,7 +157,7 @@ public struct ProviderRunner: Sendable {
                 fetcher.options.middlewares.insert(
                     HTTPCacheMiddleware(
                         settings: cacheSettings, freshness: provider.descriptor.cacheFreshness, operation: operation,
-                        now: fetcher.options.now, events: events, log: log),
+                        now: fetcher.options.now, events: events, log: log, store: cacheStore),
                     at: fetcher.options.middlewares.first is ClientCredentialsMiddleware ? 1 : 0)
             }
             var result = await fetcher.run(provider, query: query)
