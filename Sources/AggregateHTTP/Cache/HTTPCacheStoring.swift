@@ -1,5 +1,6 @@
 public import AggregateCore
 public import Foundation
+import AggregateText
 
 /// What a cache lookup found.
 public enum HTTPCacheLookup: Sendable {
