@@ -118,7 +118,9 @@ private final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecke
     private func withState<T>(_ task: URLSessionTask, _ body: (inout TaskState) -> T) -> T? {
         lock.lock()
         defer { lock.unlock() }
-        guard var state = states[task.taskIdentifier] else { return nil }
+        // Taken out of the dictionary while it changes, so the body buffer stays uniquely referenced: a copy left
+        // behind made every appended chunk copy the whole body (time quadratic in the body's size).
+        guard var state = states.removeValue(forKey: task.taskIdentifier) else { return nil }
         let result = body(&state)
         states[task.taskIdentifier] = state
         return result
