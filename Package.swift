@@ -36,6 +36,14 @@ let libraryModules: [Target.Dependency] = [
     "AggregateRedis",
 ]
 
+/// The executable's live transport: its own libcurl transport on Linux, URLSession elsewhere.
+let networkModules: [Target.Dependency] = [
+    .target(name: "AggregateCurl", condition: .when(platforms: [.linux])),
+    .target(name: "AggregateURLSession", condition: .when(platforms: [.macOS, .iOS, .tvOS, .watchOS, .visionOS])),
+]
+/// Both transports, for the tests that compare them over loopback.
+let transportModules: [Target.Dependency] = ["AggregateURLSession", .target(name: "AggregateCurl", condition: .when(platforms: [.linux]))]
+
 var targets: [Target] = [
     .target(name: "AggregateText"),
     .target(name: "AggregateJSON", dependencies: ["AggregateText"]),
@@ -51,6 +59,12 @@ var targets: [Target] = [
     // Shared state over Redis: a RESP2 client of our own on the sockets, and the Redis-backed cache and rate-limit
     // stores (POSIX code, like the sockets).
     .target(name: "AggregateRedis", dependencies: ["AggregateText", "AggregateJSON", "AggregateCore", "AggregateHTTP", "AggregateSockets"]),
+    // The URLSession transport, for apps: the one module that links FoundationNetworking (and so libcurl on Linux).
+    .target(name: "AggregateURLSession", dependencies: ["AggregateText", "AggregateCore", "AggregateHTTP"]),
+    // libcurl's C API opened with dlopen when the first request goes out (our own prototypes, no curl headers).
+    .target(name: "CCurlShim", linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
+    // The executable's transport on Linux, over CCurlShim: a run that sends nothing never loads libcurl.
+    .target(name: "AggregateCurl", dependencies: ["AggregateText", "AggregateCore", "AggregateHTTP", "CCurlShim"]),
     // The system's SQLite 3: a library of the machine, not a package (Apple platforms have the `SQLite3` module).
     .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"])]),
     // `aggregate sql`: provider operations as SQLite virtual tables, and results kept in a SQLite file.
@@ -72,7 +86,8 @@ var targets: [Target] = [
             + sandboxTargets),
     .target(name: "AggregateProviders", dependencies: ["AggregateCore", "AggregateDefinitions"] + providerTargets),
     // The executable names no provider target: providers reach it through the umbrellas, their own commands too.
-    .executableTarget(name: "aggregate", dependencies: libraryModules),
+    // Linux: the dlopen'ed libcurl transport, so start-up binds no networking libraries; Apple platforms: URLSession.
+    .executableTarget(name: "aggregate", dependencies: libraryModules + networkModules),
     .target(name: "AggregateTestSupport", dependencies: libraryModules + ["AggregateSockets"]),
     .testTarget(name: "AggregateJSONTests", dependencies: ["AggregateText", "AggregateJSON", "AggregateTestSupport"], exclude: ["Fixtures", "Golden"]),
     .testTarget(
@@ -104,7 +119,7 @@ var targets: [Target] = [
     .testTarget(name: "DocExampleTests", dependencies: libraryModules + ["AggregateTestSupport"]),
     .testTarget(
         name: "aggregateTests",
-        dependencies: ["aggregate"] + libraryModules + ["AggregateTestSupport"] + providerTargets + sandboxTargets,
+        dependencies: ["aggregate"] + libraryModules + transportModules + ["AggregateTestSupport"] + providerTargets + sandboxTargets,
         exclude: ["Golden"]
     ),
 ]
@@ -123,7 +138,7 @@ for name in providerNames {
     )
 }
 
-for index in targets.indices where targets[index].type != .system {
+for index in targets.indices where targets[index].type != .system && targets[index].name != "CCurlShim" {
     targets[index].swiftSettings = (targets[index].swiftSettings ?? []) + [
         .enableUpcomingFeature("ExistentialAny"),
         .enableUpcomingFeature("InternalImportsByDefault"),
@@ -140,6 +155,7 @@ let package = Package(
         .library(name: "AggregateYAML", targets: ["AggregateYAML"]),
         .library(name: "AggregateCore", targets: ["AggregateCore"]),
         .library(name: "AggregateHTTP", targets: ["AggregateHTTP"]),
+        .library(name: "AggregateURLSession", targets: ["AggregateURLSession"]),
         .library(name: "AggregateProviders", targets: ["AggregateProviders"]),
         .library(name: "AggregateSandbox", targets: ["AggregateSandbox"]),
         .library(name: "AggregateSQL", targets: ["AggregateSQL"]),

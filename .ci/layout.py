@@ -98,8 +98,9 @@ def closure(name, seen=None):
 
 checked = 0
 for name, target in sorted(targets.items()):
-    # A system library (CSQLite) is a module map over the machine's headers: no Swift, nothing to import.
-    if target["type"] in ("test", "system-target"):
+    # A system library (CSQLite) is a module map over the machine's headers, and a C target (CCurlShim) is C: no
+    # Swift, nothing to import. What may depend on them is the Swift modules' rules.
+    if target["type"] in ("test", "system-target") or target.get("module_type") == "ClangTarget":
         continue
     allowed, source = rule_of(name)
     if allowed is None:
@@ -147,6 +148,14 @@ for emulator in emulators:
 named = sorted(t for t in closure("aggregate") & set(targets["aggregate"].get("target_dependencies", [])) if targets[t]["path"].startswith("Providers/"))
 if named:
     problems.append(f"the executable depends on provider targets by name: {named}")
+# The executable links no FoundationNetworking (libcurl and OpenSSL at every start): only AggregateURLSession, which
+# it links on Apple platforms alone, may import it.
+for name in sorted(closure("aggregate") | {"aggregate"}):
+    if name == "AggregateURLSession" or targets[name]["type"] in ("system-target",) or targets[name].get("module_type") == "ClangTarget":
+        continue
+    for path in swift_files(targets[name]):
+        if "FoundationNetworking" in imports(path):
+            problems.append(f"{os.path.relpath(path, ROOT)}: imports FoundationNetworking, which the executable must not link (see AggregateURLSession)")
 # The core stays small.
 core_lines = sum(sum(1 for _ in open(p)) for p in swift_files(targets["AggregateCore"]) if "/Generated/" not in p)
 if core_lines > CORE_LINE_LIMIT:

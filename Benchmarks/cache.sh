@@ -13,7 +13,7 @@
 # Usage: Benchmarks/cache.sh [RUNS]    (default 5)
 #
 # Measured with both builds, in the same run against the same sandbox: the release binary users install
-# (scripts/build-release.sh: static Swift runtime, which installs libcurl4-openssl-dev when missing) and the plain
+# (scripts/build-release.sh: static Swift runtime) and the plain
 # `swift build -c release` one. The goal is judged on the release binary; a warm run costs little more than
 # starting the process, so the plain build's slower start-up (dynamic Swift libraries) shows in its ratio.
 set -euo pipefail

@@ -9,7 +9,16 @@
 # here with g++). This script installs nothing; it needs jq and GNU time (/usr/bin/time), and .ci/run does not
 # run it. Speed goals are judged from its figures, never by timed tests.
 #
-# Usage: [BASE_BIN=/path/to/old/aggregate] [RUNS=3] [JQ_SECONDS=120] [BENCH_DIR=...] Benchmarks/speed.sh [SIZE_MB]
+# Then the networking rows: start-up (`--version`, `tmdb popular --offline --limit 1`) of the static build
+# (STATIC_BIN, default .build/aggregate-static from scripts/build-release.sh; skipped when missing) and of the plain
+# release build, each as a ratio to `jq --version` (hyperfine -N; skipped without hyperfine); and 1, 8 and 32 MiB
+# TMDb-like bodies fetched over loopback from a local Python server by `browse URL` and by a provider run (a small
+# definition, `--limit 1`), against Python `urllib` and `browse FILE` on the same bytes. BASE_BIN and
+# BASE_STATIC_BIN add the same rows for another build (main's). SECTIONS=net runs only these rows, SECTIONS=json
+# only the JSON ones.
+#
+# Usage: [BIN=/path/to/plain/release/aggregate] [BASE_BIN=/path/to/old/aggregate] [BASE_STATIC_BIN=...] [STATIC_BIN=...] [SECTIONS=json,net] [RUNS=3]
+#        [STARTUP_RUNS=50] [JQ_SECONDS=120] [BENCH_DIR=...] Benchmarks/speed.sh [SIZE_MB]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 size="${1:-200}"
@@ -19,8 +28,12 @@ mkdir -p "$work"
 for tool in jq /usr/bin/time python3; do
     command -v "$tool" >/dev/null 2>&1 || { echo "speed.sh: $tool is needed (this script installs nothing)" >&2; exit 69; }
 done
-swift build -c release --product aggregate >/dev/null
-bin="$(swift build -c release --show-bin-path)/aggregate"
+if [ -n "${BIN:-}" ]; then
+    bin="$BIN"  # an already built plain release binary (release builds take many minutes on a small machine)
+else
+    swift build -c release --product aggregate >/dev/null
+    bin="$(swift build -c release --show-bin-path)/aggregate"
+fi
 base="${BASE_BIN:-}"
 if [ -n "$base" ] && [ ! -x "$base" ]; then echo "speed.sh: BASE_BIN $base is not an executable" >&2; exit 66; fi
 
@@ -84,6 +97,8 @@ measure() {
     python3 Benchmarks/measure.py --runs "$runs" --bytes "$bytes" "${flags[@]}" "${entries[@]}"
 }
 
+sections="${SECTIONS:-json,net}"
+if [[ ",$sections," == *,json,* ]]; then
 tmdb="$work/tmdb-$size.json"
 [ -s "$tmdb" ] || python3 Benchmarks/generators/tmdb_page.py "$size" "$tmdb"
 deep="$work/deep-$size.json"
@@ -106,5 +121,10 @@ if [ -n "$base" ]; then
     flags+=(--ratio "before twitter archive --format ndjson/after twitter archive --format ndjson")
 fi
 python3 Benchmarks/measure.py --runs "$runs" --bytes "$bytes" "${flags[@]}" "${entries[@]}"
+fi
+
+if [[ ",$sections," == *,net,* ]]; then
+source Benchmarks/speed-net.sh
+fi
 echo
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"

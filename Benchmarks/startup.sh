@@ -3,7 +3,7 @@
 # and the static one (scripts/build-release.sh), against `jq --version`. Prints medians of RUNS runs (default 31).
 # Targets: --version median <= 8 ms static, <= 15 ms plain release.
 #
-# Usage: Benchmarks/startup.sh     (builds both; the static build installs libcurl4-openssl-dev when missing)
+# Usage: Benchmarks/startup.sh     (builds both)
 source "$(dirname "$0")/setup.sh"
 runs="${RUNS:-31}"
 scripts/build-release.sh >/dev/null

@@ -90,7 +90,7 @@ struct Context: Sendable {
     /// The cache root (``CacheLocation``), or `nil` for no disk cache (in-process tests unless they set one).
     var cacheDirectory: URL? = nil
     /// The live transport (tests may inject another).
-    var makeTransport: @Sendable () -> any HTTPTransport = { URLSessionTransport() }
+    var makeTransport: @Sendable () -> any HTTPTransport = { makeNetworkTransport() }
     /// Waits between retries; tests replace it so that retries run without waiting (`nil`: really wait).
     var retrySleep: (@Sendable (TimeInterval) async throws -> Void)? = nil
     /// Reads all of standard input, as bytes: the caller decides what text encoding they must be in.

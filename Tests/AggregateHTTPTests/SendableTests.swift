@@ -9,6 +9,6 @@ private func checkSendable() {
     requireSendable(FetchEvent.self)
     requireSendable(Fetcher.self)
     requireSendable(RetryPolicy.self)
-    requireSendable(URLSessionTransport.self)
+    requireSendable(NoNetworkTransport.self)
     requireSendable(ProviderRunner.self)
 }

@@ -10,7 +10,7 @@ import Testing
 
 /// The library runs an invocation as the command line does, without the command line.
 @Suite struct ProviderRunnerTests {
-    let runner = ProviderRunner(catalog: try! SandboxCatalog(allProviders, sandboxes: allSandboxes), environment: [:])
+    let runner = ProviderRunner(catalog: try! SandboxCatalog(allProviders, sandboxes: allSandboxes), environment: [:], makeTransport: { NoNetworkTransport() })
 
     @Test func anOfflineRunAnswersFromTheEmulatorWithItsStandInCredentials() async {
         let result = await runner.run(
@@ -48,7 +48,7 @@ private struct FakeNetwork: HTTPTransport {
 
 /// A command line runs in the library as it does in `aggregate`.
 @Suite struct ProviderRunnerArgumentTests {
-    let runner = ProviderRunner(catalog: try! SandboxCatalog(allProviders, sandboxes: allSandboxes), environment: [:])
+    let runner = ProviderRunner(catalog: try! SandboxCatalog(allProviders, sandboxes: allSandboxes), environment: [:], makeTransport: { NoNetworkTransport() })
 
     @Test func aCommandLineRunsAsTheCLIRunsIt() async throws {
         let result = try await runner.run(["tmdb", "search", "leon", "--year", "1994", "--offline"])

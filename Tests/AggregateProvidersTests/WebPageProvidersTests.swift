@@ -40,7 +40,7 @@ import Testing
     @Test func aFormsQueryRunsAsTheCommandLineDoes() async throws {
         let catalog = try Self.catalog.get()
         let descriptors = catalog.registry.providers.map { $0.descriptor }
-        let runner = ProviderRunner(catalog: catalog, environment: [:])
+        let runner = ProviderRunner(catalog: catalog, environment: [:], makeTransport: { NoNetworkTransport() })
         let request = QueryPage.request("provider=tmdb&operation=search&query=the+amazing+spider-man&limit=3", descriptors: descriptors)
         let selection = try #require(request.selection)
         #expect(request.shouldRun && request.error == nil)
@@ -68,7 +68,7 @@ import Testing
         guard let folder = ProcessInfo.processInfo.environment["AGGREGATE_WEB_PAGES_DIR"], !folder.isEmpty else { return }
         let catalog = try WebPageProvidersTests.catalog.get()
         let descriptors = catalog.registry.providers.map { $0.descriptor }
-        let runner = ProviderRunner(catalog: catalog, environment: [:])
+        let runner = ProviderRunner(catalog: catalog, environment: [:], makeTransport: { NoNetworkTransport() })
         let request = QueryPage.request("provider=tmdb&operation=search&query=batman&limit=8", descriptors: descriptors)
         let selection = try #require(request.selection)
         let tmdb = try #require(descriptors.first { $0.name == "tmdb" })

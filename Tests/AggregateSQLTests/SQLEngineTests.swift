@@ -18,7 +18,7 @@ import Testing
     func run(_ statement: String, options: SQLEngine.Options = SQLEngine.Options()) async throws(AggregateError) -> (SQLResult, [String]) {
         let requests = Mutex<[String]>([])
         let runner = ProviderRunner(
-            registry: Self.catalog.registry, environment: [:], offline: SandboxTransport(catalog: Self.catalog),
+            registry: Self.catalog.registry, environment: [:], offline: SandboxTransport(catalog: Self.catalog), makeTransport: { NoNetworkTransport() },
             events: { event in
                 guard case .request(_, let url, _) = event.kind else { return }
                 let path = url.replacingOccurrences(of: "http://sandbox.localhost", with: "")

@@ -19,7 +19,7 @@ struct CLIHarness {
     /// Raw standard input, e.g. bytes that are not UTF-8 (wins over `stdin`).
     var stdinBytes: Data? = nil
     var dataDirectory: URL = FileManager.default.temporaryDirectory.appendingPathComponent("aggregate-tests-\(UUID().uuidString)")
-    var makeTransport: @Sendable () -> any HTTPTransport = { URLSessionTransport() }
+    var makeTransport: @Sendable () -> any HTTPTransport = { makeNetworkTransport() }
     /// Replaces the wait between retries (`nil`: really wait).
     var retrySleep: (@Sendable (TimeInterval) async throws -> Void)? = nil
 

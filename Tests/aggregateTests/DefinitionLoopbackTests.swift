@@ -4,6 +4,7 @@ import AggregateHTTP
 import AggregateJSON
 import AggregateSandbox
 import AggregateSandboxKit
+import AggregateURLSession
 import AggregateTestSupport
 import Foundation
 import MeetupProvider
@@ -40,7 +41,7 @@ final class DefinitionServer: Sendable {
 
     /// Runs `operation` of `name` against the server's `/<name>` mount.
     func run(_ operation: String, provider name: String = "pager", _ parameters: JSONObject = ["query": "swift"], limit: Int = 20, token: String? = "sandbox-pager-token") async throws -> ProviderResult {
-        let runner = ProviderRunner(catalog: catalog, environment: token.map { ["PAGER_TOKEN": $0] } ?? [:], retrySleep: { _ in })
+        let runner = ProviderRunner(catalog: catalog, environment: token.map { ["PAGER_TOKEN": $0] } ?? [:], makeTransport: { URLSessionTransport() }, retrySleep: { _ in })
         let provider = try #require(registry.provider(named: name))
         let settings = ProviderRunner.Settings(limit: limit, baseURL: server.baseURL.appendingEndpoint("/\(name)").absoluteString)
         return await runner.run(provider, operation: operation, parameters: parameters, settings: settings)

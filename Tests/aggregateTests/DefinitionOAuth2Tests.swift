@@ -4,6 +4,7 @@ import AggregateHTTP
 import AggregateJSON
 import AggregateSandbox
 import AggregateSandboxKit
+import AggregateURLSession
 import Foundation
 import Testing
 
@@ -53,7 +54,7 @@ import Testing
 
         /// Runs `records` with `cache` as the token cache and `now` as the client's clock.
         func run(cache: ClientCredentialsTokenCache?, environment: [String: String] = DefinitionOAuth2Tests.environment, now: Date? = nil) async throws -> ProviderResult {
-            var runner = ProviderRunner(catalog: catalog, environment: environment, retrySleep: { _ in })
+            var runner = ProviderRunner(catalog: catalog, environment: environment, makeTransport: { URLSessionTransport() }, retrySleep: { _ in })
             runner.tokenCache = cache
             if let now { runner.clock = { now } }
             let provider = try #require(catalog.registry.provider(named: "vault"))
@@ -167,7 +168,7 @@ import Testing
 
     @Test func anUnreachableTokenEndpointNamesItAndWhatToCheck() async throws {
         let catalog = try SandboxCatalog.withDefinitions(swift: [], sandboxes: [], builtIn: [], samples: [:], files: [Self.definition])
-        let runner = ProviderRunner(catalog: catalog, environment: Self.environment, retrySleep: { _ in })
+        let runner = ProviderRunner(catalog: catalog, environment: Self.environment, makeTransport: { URLSessionTransport() }, retrySleep: { _ in })
         let provider = try #require(catalog.registry.provider(named: "vault"))
         let result = await runner.run(provider, operation: "records", parameters: [:], settings: ProviderRunner.Settings(baseURL: "http://127.0.0.1:1/vault"))
         let error = try #require(result.error)

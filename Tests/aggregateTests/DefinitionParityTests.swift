@@ -5,6 +5,7 @@ import AggregateJSON
 import AggregateProviders
 import AggregateSandbox
 import AggregateSandboxKit
+import AggregateURLSession
 import Foundation
 import Testing
 
@@ -18,7 +19,7 @@ import Testing
         let sandbox = try LoopbackSandbox(faults: faults)
         let registry = try SandboxCatalog.withDefinitions(
             swift: allProviders, sandboxes: allSandboxes, builtIn: [], samples: [:], files: [boardlist])
-        let runner = ProviderRunner(catalog: registry, environment: [:], retrySleep: { _ in })
+        let runner = ProviderRunner(catalog: registry, environment: [:], makeTransport: { URLSessionTransport() }, retrySleep: { _ in })
         let settings = ProviderRunner.Settings(limit: limit, baseURL: sandbox.url + "/messageboard")
         let swift = await runner.run(try #require(registry.registry.provider(named: "messageboard")), operation: "list", parameters: [:], settings: settings)
         let definition = await runner.run(try #require(registry.registry.provider(named: "boardlist")), operation: "list", parameters: [:], settings: settings)

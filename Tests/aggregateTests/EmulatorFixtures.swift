@@ -1,6 +1,7 @@
 import AggregateCore
 import AggregateHTTP
 import AggregateSandbox
+import AggregateURLSession
 import AggregateTestSupport
 import Foundation
 import Testing

@@ -2,6 +2,7 @@ import AggregateCore
 import AggregateHTTP
 import AggregateJSON
 import AggregateSandbox
+import AggregateURLSession
 import AggregateTestSupport
 import Foundation
 import Testing

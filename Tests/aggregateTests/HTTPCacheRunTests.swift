@@ -4,6 +4,7 @@ import AggregateJSON
 import AggregateProviders
 import AggregateSandbox
 import AggregateSandboxKit
+import AggregateURLSession
 import AggregateTestSupport
 import Foundation
 import Testing
@@ -86,7 +87,7 @@ final class RecordingSandboxTransport: HTTPTransport, @unchecked Sendable {
         cache: HTTPCacheSettings.Mode? = .normal, ttl: TimeInterval? = nil
     ) async -> ProviderResult {
         let name = provider.descriptor.name
-        var runner = ProviderRunner(catalog: Self.registry, environment: environment, events: { [events] in events.append($0) })
+        var runner = ProviderRunner(catalog: Self.registry, environment: environment, makeTransport: { URLSessionTransport() }, events: { [events] in events.append($0) })
         runner.clock = { [clock] in clock.now }
         var settings = ProviderRunner.Settings(baseURL: "http://sandbox.localhost/\(name)")
         settings.cache = cache.map { HTTPCacheSettings(root: root, mode: $0, ttlOverride: ttl) }

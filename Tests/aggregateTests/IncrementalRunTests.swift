@@ -4,6 +4,7 @@ import AggregateHTTP
 import AggregateJSON
 import AggregateSandbox
 import AggregateSandboxKit
+import AggregateURLSession
 import Foundation
 import Testing
 
@@ -144,7 +145,7 @@ import Testing
         let base = server.baseURL.absoluteString
         let filtered = try await URLSessionTransport().send(HTTPRequest(method: "GET", url: URL(string: base + "/stream/posts?numericFilters=created_at_i%3E1767100000&page=0")!))
         #expect(try JSONParser().parse(filtered.body)["hits"]?.array?.compactMap { $0["objectID"]?.string } == ["p6", "p5"])
-        let runner = ProviderRunner(catalog: catalog, environment: [:], retrySleep: { _ in })
+        let runner = ProviderRunner(catalog: catalog, environment: [:], makeTransport: { URLSessionTransport() }, retrySleep: { _ in })
         let provider = try #require(catalog.registry.provider(named: "stream"))
         let result = await runner.run(
             provider, operation: "posts", parameters: ["since": "2025-12-29T12:00:00Z"], settings: ProviderRunner.Settings(baseURL: base + "/stream"))

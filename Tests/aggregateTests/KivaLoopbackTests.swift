@@ -4,6 +4,7 @@ import AggregateHTTP
 import AggregateJSON
 import AggregateProviders
 import AggregateSandbox
+import AggregateURLSession
 import Foundation
 import MeetupProvider
 import Testing

@@ -3,6 +3,7 @@ import AggregateHTTP
 import AggregateJSON
 import AggregateSandbox
 import AggregateSandboxKit
+import AggregateURLSession
 import AggregateTestSupport
 import Foundation
 import KivaProvider

@@ -3,6 +3,7 @@ import AggregateHTTP
 import AggregateJSON
 import AggregateSandbox
 import AggregateText
+import AggregateURLSession
 import Foundation
 import MeetupProvider
 import Testing

@@ -1,10 +1,11 @@
-@testable import AggregateCore
-@testable import AggregateHTTP
+import AggregateCore
+import AggregateHTTP
 import AggregateSandbox
+@testable import AggregateURLSession
 import Foundation
 import Testing
 
-/// The production transport over a real loopback server.
+/// The URLSession transport (AggregateURLSession, for apps) over a real loopback server.
 @Suite struct URLSessionTransportTests {
     /// A run answered from the cache never sends, so it must not pay for starting libcurl and its TLS library.
     @Test func theSessionStartsWithTheFirstRequestAndServesEveryLaterOne() async throws {

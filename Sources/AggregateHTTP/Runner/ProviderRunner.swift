@@ -8,8 +8,10 @@ public import Foundation
 /// printing.
 ///
 /// ```swift
+/// // `URLSessionTransport` and this initializer without `makeTransport` come with the AggregateURLSession module.
 /// let runner = ProviderRunner(registry: try ProviderRegistry(allProviders), environment: ProcessInfo.processInfo.environment)
-/// let offline = ProviderRunner(registry: catalog.registry, environment: [:], offline: SandboxTransport(catalog: catalog))
+/// let offline = ProviderRunner(
+///     registry: catalog.registry, environment: [:], offline: SandboxTransport(catalog: catalog), makeTransport: { NoNetworkTransport() })
 /// let result = await runner.run(TMDbProvider.self, operation: "search", parameters: ["query": "batman"])
 /// ```
 public struct ProviderRunner: Sendable {
@@ -77,9 +79,14 @@ public struct ProviderRunner: Sendable {
     public var tokenCache: ClientCredentialsTokenCache?
 
     /// Creates a runner.
+    ///
+    /// This module links no networking library, so the live transport is the caller's choice: `{ URLSessionTransport() }`
+    /// from AggregateURLSession (whose `ProviderRunner` initializer without this parameter picks it), a transport of
+    /// the app's own, or `{ NoNetworkTransport() }` for a runner that only answers offline or from a cassette.
+    /// - Parameter makeTransport: makes the network transport of a live run; called once per run, only when it goes live.
     public init(
         registry: ProviderRegistry, environment: [String: String], offline: (any OfflineTransport)? = nil,
-        makeTransport: @escaping @Sendable () -> any HTTPTransport = { URLSessionTransport() },
+        makeTransport: @escaping @Sendable () -> any HTTPTransport,
         retrySleep: (@Sendable (TimeInterval) async throws -> Void)? = nil, events: @escaping @Sendable (FetchEvent) -> Void = { _ in }
     ) {
         self.retrySleep = retrySleep
@@ -147,7 +154,7 @@ public struct ProviderRunner: Sendable {
     ) async -> ProviderResult {
         do {
             let query = try query(provider, operation: operation, parameters: parameters, settings: settings, environment: environment)
-            var fetcher = fetcher(settings: settings, cache: cache, transport: replayer == nil ? transport : NoNetworkTransport())
+            var fetcher = fetcher(settings: settings, cache: cache, transport: replayer == nil ? transport : NoNetworkTransport(reason: "a replay sends nothing over the network"))
             try addRunSteps(to: &fetcher.options, provider: provider.descriptor, query: query, settings: settings)
             try addTokenStep(to: &fetcher, provider: provider, query: query, settings: settings)
             // The cache goes first, so a hit spends nothing (no rate budget, no retry, no request). A recorded or
@@ -225,9 +232,16 @@ struct NoEmulatorTransport: HTTPTransport {
     }
 }
 
-/// The transport of a replay: never used, since the replayer answers every request.
-struct NoNetworkTransport: HTTPTransport {
-    func send(_ request: HTTPRequest) async throws -> HTTPResponse {
-        throw AggregateError(.config, "a replay sends nothing over the network")
+/// A transport that sends nothing: for a runner that only answers offline or from a cassette (a replay), where a
+/// request that would leave the process is a configuration mistake, reported as one line.
+public struct NoNetworkTransport: HTTPTransport {
+    private let reason: String
+
+    /// Creates the transport; `reason` ends the error line (default: that the run sends nothing over the network).
+    public init(reason: String = "this run sends nothing over the network") { self.reason = reason }
+
+    /// Throws a `config` error naming the reason; sends nothing.
+    public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        throw AggregateError(.config, reason)
     }
 }

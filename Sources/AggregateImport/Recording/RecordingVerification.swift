@@ -37,7 +37,7 @@ public enum RecordingVerification {
             return outcome
         }
         for run in imported.runs {
-            var runner = ProviderRunner(registry: registry, environment: [:])
+            var runner = ProviderRunner(registry: registry, environment: [:], makeTransport: { NoNetworkTransport() })
             runner.replayer = CassetteReplayer(cassette: cassette, file: file)
             // Plain http is allowed: nothing leaves the process, the cassette answers.
             let settings = ProviderRunner.Settings(limit: max(1, run.expected.count), limitIsExplicit: true, allowHTTP: true)

@@ -1,11 +1,12 @@
 public import AggregateCore
+import AggregateHTTP
 import AggregateText
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
 
-/// The production transport: one `URLSession`, no redirects followed (the ``Fetcher`` follows them itself so
+/// The URLSession transport: one `URLSession`, no redirects followed (the `Fetcher` follows them itself so
 /// it can drop credentials on another host), no cookies or cache, and the body read incrementally so a
 /// response over the size cap is cut off instead of filling memory.
 public final class URLSessionTransport: HTTPTransport, @unchecked Sendable {
@@ -117,7 +118,9 @@ private final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecke
     private func withState<T>(_ task: URLSessionTask, _ body: (inout TaskState) -> T) -> T? {
         lock.lock()
         defer { lock.unlock() }
-        guard var state = states[task.taskIdentifier] else { return nil }
+        // Taken out of the dictionary while it changes, so the body buffer stays uniquely referenced: a copy left
+        // behind made every appended chunk copy the whole body (time quadratic in the body's size).
+        guard var state = states.removeValue(forKey: task.taskIdentifier) else { return nil }
         let result = body(&state)
         states[task.taskIdentifier] = state
         return result
@@ -219,10 +222,4 @@ private final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecke
             return AggregateError(.network, "the request to \(host) failed: \(urlError.localizedDescription)", requestMayHaveBeenSent: true)
         }
     }
-}
-
-/// The tool's version.
-public enum AggregateVersion {
-    /// The current version, printed by `aggregate --version`.
-    public static let current = "0.1.0"
 }
