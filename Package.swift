@@ -47,6 +47,8 @@ var targets: [Target] = [
     .target(name: "AggregateSandboxKit", dependencies: ["AggregateText", "AggregateJSON", "AggregateCore"]),
     // POSIX sockets for the package's own servers and clients (Linux and Darwin; not for an app to embed).
     .target(name: "AggregateSockets", dependencies: ["AggregateCore"]),
+    // The package's own HTTP/1.1 server on those sockets, which the sandbox and `aggregate serve` answer through.
+    .target(name: "AggregateHTTPServer", dependencies: ["AggregateText", "AggregateJSON", "AggregateCore", "AggregateSockets"]),
     // The system's SQLite 3: a library of the machine, not a package (Apple platforms have the `SQLite3` module).
     .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"])]),
     // `aggregate sql`: provider operations as SQLite virtual tables, and results kept in a SQLite file.
@@ -64,7 +66,7 @@ var targets: [Target] = [
         dependencies: ["AggregateText", "AggregateJSON", "AggregateCore", "AggregateHTTP", "AggregateDefinitions", "AggregateScaffold", "AggregateYAML"]),
     .target(
         name: "AggregateSandbox",
-        dependencies: ["AggregateText", "AggregateJSON", "AggregateCore", "AggregateHTTP", "AggregateDefinitions", "AggregateSandboxKit", "AggregateSockets"]
+        dependencies: ["AggregateText", "AggregateJSON", "AggregateCore", "AggregateHTTP", "AggregateDefinitions", "AggregateSandboxKit", "AggregateHTTPServer"]
             + sandboxTargets),
     .target(name: "AggregateProviders", dependencies: ["AggregateCore", "AggregateDefinitions"] + providerTargets),
     // The executable names no provider target: providers reach it through the umbrellas, their own commands too.
