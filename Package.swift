@@ -68,9 +68,11 @@ var targets: [Target] = [
         name: "AggregateSandbox",
         dependencies: ["AggregateText", "AggregateJSON", "AggregateCore", "AggregateHTTP", "AggregateDefinitions", "AggregateSandboxKit", "AggregateHTTPServer"]
             + sandboxTargets),
+    // `aggregate serve`: the gateway's routes, metrics, access log and client limits on the package's HTTP server.
+    .target(name: "AggregateServe", dependencies: ["AggregateText", "AggregateJSON", "AggregateCore", "AggregateHTTP", "AggregateHTTPServer"]),
     .target(name: "AggregateProviders", dependencies: ["AggregateCore", "AggregateDefinitions"] + providerTargets),
     // The executable names no provider target: providers reach it through the umbrellas, their own commands too.
-    .executableTarget(name: "aggregate", dependencies: libraryModules),
+    .executableTarget(name: "aggregate", dependencies: libraryModules + ["AggregateServe"]),
     .target(name: "AggregateTestSupport", dependencies: libraryModules),
     .testTarget(name: "AggregateJSONTests", dependencies: ["AggregateText", "AggregateJSON", "AggregateTestSupport"], exclude: ["Fixtures", "Golden"]),
     .testTarget(
@@ -87,6 +89,9 @@ var targets: [Target] = [
     .testTarget(
         name: "AggregateSQLTests",
         dependencies: libraryModules + ["AggregateTestSupport"]),
+    .testTarget(
+        name: "AggregateServeTests",
+        dependencies: ["AggregateJSON", "AggregateCore", "AggregateHTTP", "AggregateHTTPServer", "AggregateServe", "AggregateTestSupport"]),
     .testTarget(name: "AggregateSandboxKitTests", dependencies: ["AggregateJSON", "AggregateCore", "AggregateSandboxKit", "AggregateTestSupport"]),
     .testTarget(name: "AggregateSandboxTests", dependencies: libraryModules + ["AggregateTestSupport"]),
     .testTarget(
