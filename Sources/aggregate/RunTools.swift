@@ -42,6 +42,8 @@ struct RunTools: Sendable {
     var rateLimitStore: RateLimitStore?
     var recorder: CassetteRecorder?
     var replayer: CassetteReplayer?
+    /// Joins identical requests under way (`serve`, whose clients ask the same at once), or `nil`.
+    var singleFlight: SingleFlight?
 
     /// No tools: what a runner gets unless a command sets them up.
     init() {}
@@ -75,6 +77,7 @@ struct RunTools: Sendable {
         runner.rateLimitStore = rateLimitStore
         runner.recorder = recorder
         runner.replayer = replayer
+        runner.singleFlight = singleFlight
         return runner
     }
 

@@ -108,6 +108,8 @@ enum ServeCommand: CLICommand {
 struct CommandLineBackend: ServeBackend {
     let context: Context
     let offline: Bool
+    /// One for the server: concurrent identical upstream requests of every client wait for one fetch.
+    let flights = SingleFlight()
 
     /// The common options a client may set; the others (base URLs, profiles, files) are the server's own.
     static let clientOptions: Set<String> = ["limit", "fields", "sort"]
@@ -135,12 +137,13 @@ struct CommandLineBackend: ServeBackend {
         } catch {
             return ServeAnswer.error(Self.status(for: error.kind), kind: error.kind.rawValue, error.message)
         }
-        let tools: RunTools
+        var tools: RunTools
         do {
             tools = try RunTools(invocation.common.tools, offline: invocation.common.offline, environment: context.environment)
         } catch {
             return ServeAnswer.error(500, kind: error.kind.rawValue, error.message)
         }
+        tools.singleFlight = flights
         let runner = InvocationRunner(context: context, events: events, tools: tools)
         let result = await runner.run(invocation)
         let status = result.error.map { Self.status(for: $0.kind) } ?? 200

@@ -1,4 +1,5 @@
 import AggregateJSON
+import AggregateSandbox
 import Foundation
 import Testing
 
@@ -15,11 +16,11 @@ import FoundationNetworking
         let url: String
     }
 
-    static func start(_ extra: [String] = []) throws -> Running {
+    static func start(_ extra: [String] = ["--offline"], environment extraEnvironment: [String: String] = [:]) throws -> Running {
         let process = Process()
         process.executableURL = Binary.url
-        process.arguments = ["serve", "--offline", "--port", "0"] + extra
-        var environment = ProcessInfo.processInfo.environment
+        process.arguments = ["serve", "--port", "0"] + extra
+        var environment = ProcessInfo.processInfo.environment.merging(extraEnvironment) { _, given in given }
         environment["XDG_CACHE_HOME"] = FileManager.default.temporaryDirectory.appendingPathComponent("aggregate-serve-\(UUID().uuidString)").path
         environment["XDG_CONFIG_HOME"] = FileManager.default.temporaryDirectory.appendingPathComponent("aggregate-serve-config-\(UUID().uuidString)").path
         process.environment = environment
@@ -33,8 +34,16 @@ import FoundationNetworking
         return Running(process: process, reader: reader, url: url)
     }
 
+    /// A session that opens as many connections as asked (URLSession.shared keeps to 6 per host, which would queue
+    /// concurrent requests in waves).
+    static let session: URLSession = {
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.httpMaximumConnectionsPerHost = 64
+        return URLSession(configuration: configuration)
+    }()
+
     static func get(_ url: String) async throws -> (status: Int, body: Data) {
-        let (data, response) = try await URLSession.shared.data(from: try #require(URL(string: url)))
+        let (data, response) = try await session.data(from: try #require(URL(string: url)))
         return ((response as? HTTPURLResponse)?.statusCode ?? 0, data)
     }
 
@@ -69,6 +78,23 @@ import FoundationNetworking
         #expect(running.reader.line(containing: "aggregate serve stopped", timeout: 30) != nil)
         running.process.waitUntilExit()
         #expect(running.process.terminationStatus == 0)
+    }
+
+    @Test func twentyConcurrentIdenticalRequestsSendOneUpstream() async throws {
+        // The sandbox holds its answer for a while, so the twenty arrive while the first is in flight (its answers are
+        // not cacheable, so a request arriving after the flight would be sent again); the count is checked, not a time.
+        let sandbox = try LoopbackSandbox(faults: ["delay=3"])
+        let running = try Self.start([], environment: ["AGGREGATE_GITHUB_BASE_URL": sandbox.url + "/github"])
+        defer { if running.process.isRunning { running.process.terminate() } }
+        let url = "\(running.url)/v1/github/search?query=swift&limit=3"
+        let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+            for _ in 0..<20 { group.addTask { try await Self.get(url).status } }
+            return try await group.reduce(into: [Int]()) { $0.append($1) }
+        }
+        #expect(statuses == Array(repeating: 200, count: 20))
+        #expect(sandbox.server.requestCount == 1)
+        running.process.terminate()
+        running.process.waitUntilExit()
     }
 
     @Test func mistakesAreOneLineWithTheirExitCode() throws {
