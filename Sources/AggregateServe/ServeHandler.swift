@@ -104,6 +104,8 @@ struct ServeHandler: HTTPServerHandler {
                 route: "/metrics",
                 response: OutgoingResponse(
                     status: 200, headers: ["Content-Type": "text/plain; version=0.0.4; charset=utf-8"], body: .data(Data(metrics.text().utf8))))
+        case 1 where segments[0] == "openapi.json":
+            return Routed(route: "/openapi.json", response: .json(ServeOpenAPI.document(providers: backend.providerNames)))
         case 2 where segments == ["v1", "providers"]:
             return Routed(route: "/v1/providers", response: .json(backend.providersDocument()))
         case 3 where segments[0] == "v1" && segments[1] == "providers":

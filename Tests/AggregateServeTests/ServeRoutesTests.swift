@@ -59,6 +59,19 @@ private func startServer(_ change: (inout ServeConfiguration) -> Void = { _ in }
         #expect(badFormat.status == 400)
     }
 
+    @Test func theOpenAPIDocumentNamesEveryRouteAndProvider() async throws {
+        let (server, base, _) = try startServer()
+        defer { server.stop() }
+        let answer = try #require(await loopbackGET(base.appendingPathComponent("openapi.json")))
+        #expect(answer.status == 200)
+        let document = try JSONParser().parse(answer.body)
+        #expect(document["openapi"] == "3.1.0")
+        for path in ["/healthz", "/metrics", "/openapi.json", "/v1/providers", "/v1/providers/{provider}", "/v1/{provider}/{operation}"] {
+            #expect(document["paths"]?[path] != nil, "\(path)")
+        }
+        #expect(document["paths"]?["/v1/{provider}/{operation}"]?["get"]?["parameters"]?[0]?["schema"]?["enum"] == ["demo"])
+    }
+
     @Test func anOperationGetsItsDecodedParametersAndFormat() async throws {
         let (server, base, _) = try startServer()
         defer { server.stop() }
