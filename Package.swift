@@ -65,6 +65,8 @@ var targets: [Target] = [
     .target(name: "CCurlShim", linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
     // The executable's transport on Linux, over CCurlShim: a run that sends nothing never loads libcurl.
     .target(name: "AggregateCurl", dependencies: ["AggregateText", "AggregateCore", "AggregateHTTP", "CCurlShim"]),
+    // The package's own HTTP/1.1 server on those sockets, which the sandbox and `aggregate serve` answer through.
+    .target(name: "AggregateHTTPServer", dependencies: ["AggregateText", "AggregateJSON", "AggregateCore", "AggregateSockets"]),
     // The system's SQLite 3: a library of the machine, not a package (Apple platforms have the `SQLite3` module).
     .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"])]),
     // `aggregate sql`: provider operations as SQLite virtual tables, and results kept in a SQLite file.
@@ -82,12 +84,14 @@ var targets: [Target] = [
         dependencies: ["AggregateText", "AggregateJSON", "AggregateCore", "AggregateHTTP", "AggregateDefinitions", "AggregateScaffold", "AggregateYAML"]),
     .target(
         name: "AggregateSandbox",
-        dependencies: ["AggregateText", "AggregateJSON", "AggregateCore", "AggregateHTTP", "AggregateDefinitions", "AggregateSandboxKit", "AggregateSockets"]
+        dependencies: ["AggregateText", "AggregateJSON", "AggregateCore", "AggregateHTTP", "AggregateDefinitions", "AggregateSandboxKit", "AggregateHTTPServer"]
             + sandboxTargets),
+    // `aggregate serve`: the gateway's routes, metrics, access log and client limits on the package's HTTP server.
+    .target(name: "AggregateServe", dependencies: ["AggregateText", "AggregateJSON", "AggregateCore", "AggregateHTTP", "AggregateHTTPServer"]),
     .target(name: "AggregateProviders", dependencies: ["AggregateCore", "AggregateDefinitions"] + providerTargets),
     // The executable names no provider target: providers reach it through the umbrellas, their own commands too.
     // Linux: the dlopen'ed libcurl transport, so start-up binds no networking libraries; Apple platforms: URLSession.
-    .executableTarget(name: "aggregate", dependencies: libraryModules + networkModules),
+    .executableTarget(name: "aggregate", dependencies: libraryModules + networkModules + ["AggregateServe"]),
     .target(name: "AggregateTestSupport", dependencies: libraryModules + ["AggregateSockets"]),
     .testTarget(name: "AggregateJSONTests", dependencies: ["AggregateText", "AggregateJSON", "AggregateTestSupport"], exclude: ["Fixtures", "Golden"]),
     .testTarget(
@@ -107,6 +111,9 @@ var targets: [Target] = [
     .testTarget(
         name: "AggregateRedisTests",
         dependencies: ["AggregateText", "AggregateJSON", "AggregateCore", "AggregateHTTP", "AggregateSockets", "AggregateRedis", "AggregateTestSupport"]),
+    .testTarget(
+        name: "AggregateServeTests",
+        dependencies: ["AggregateJSON", "AggregateCore", "AggregateHTTP", "AggregateHTTPServer", "AggregateServe", "AggregateTestSupport"]),
     .testTarget(name: "AggregateSandboxKitTests", dependencies: ["AggregateJSON", "AggregateCore", "AggregateSandboxKit", "AggregateTestSupport"]),
     .testTarget(name: "AggregateSandboxTests", dependencies: libraryModules + ["AggregateTestSupport"]),
     .testTarget(

@@ -25,13 +25,13 @@ sources_for() {
         # The YAML reader on the JSON modules it builds on.
         yaml) echo $(find Sources/AggregateText Sources/AggregateJSON Sources/AggregateYAML -name '*.swift' | sort) ;;
         # The server without the emulators' list (their targets are not part of these harnesses).
-        fault-spec|request-reader) echo "${core[@]}" Sources/AggregateSockets/*.swift \
+        fault-spec|request-reader) echo "${core[@]}" Sources/AggregateSockets/*.swift Sources/AggregateHTTPServer/*.swift \
             $(ls Sources/AggregateSandbox/*.swift | grep -v AllSandboxes.swift) ;;
         cli-args|ratelimit-headers) echo "${core[@]}" ;;
         normalizers) echo "${core[@]}" Providers/*/*.swift Sources/AggregateProviders/*.swift ;;
         # Every emulator (with its generated sample data), the definitions' generic emulator and their embedded samples.
         sandbox-routes) echo "${core[@]}" Providers/*/*.swift $(find Providers/*/Sandbox Sources/AggregateProviders \
-            Sources/AggregateSockets Sources/AggregateSandbox -name '*.swift' | sort) ;;
+            Sources/AggregateSockets Sources/AggregateHTTPServer Sources/AggregateSandbox -name '*.swift' | sort) ;;
         # The executable's config file and editing, with the providers its checks name (and the stores --store opens).
         config-edit) echo "${core[@]}" Providers/*/*.swift Sources/AggregateProviders/*.swift Sources/AggregateSockets/*.swift \
             Sources/AggregateRedis/*.swift Sources/aggregate/{ConfigFile,ConfigEditing,CommonOptions,CacheChoice,ColorChoice,RunTools,EffectiveSettings,Terminal,StandardStreams}.swift ;;

@@ -1,3 +1,4 @@
+import AggregateHTTPServer
 import Foundation
 
 /// The caps on injected delays (docs/sandbox-faults.md, "Caps on delays"): at most

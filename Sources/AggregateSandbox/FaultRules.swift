@@ -1,3 +1,4 @@
+import AggregateHTTPServer
 import Foundation
 
 /// The server-wide fault rules, with how many uses each `times=` rule has left.

@@ -1,5 +1,6 @@
 import AggregateCore
 import AggregateHTTP
+import AggregateHTTPServer
 import AggregateJSON
 import AggregateSandboxKit
 import Foundation
@@ -87,7 +88,7 @@ struct RequestHandler: Sendable {
         case .size(let bytes)?:
             response = OutgoingResponse(
                 status: fault.status ?? 200, headers: ["Content-Type": "application/json; charset=utf-8"],
-                body: .generated(GeneratedJSONBody(size: bytes)))
+                body: .streamed(GeneratedJSONBody(size: bytes)))
         case nil where fault.redirect != nil:
             let status = fault.status ?? 302
             response = OutgoingResponse(status: status, headers: ["Location": fault.redirect ?? "/", "Content-Type": "text/plain"], body: .data(Data()))

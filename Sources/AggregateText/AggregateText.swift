@@ -1,5 +1,5 @@
 // AggregateText: text primitives every layer shares — terminal columns of text (TextLayout), HTML to plain text
-// (PlainText), byte counts for people (ByteCount), exact decimals written
+// (PlainText), byte counts for people (ByteCount), HTTP status reason phrases (HTTPReasonPhrase), exact decimals written
 // without the locale (DecimalText), UTC and HTTP timestamps read and written without formatters, and the likely
 // meant name of a mistyped one (DidYouMean), and SHA-256 (cache keys, CSP script hashes).
 //

@@ -12,7 +12,7 @@ struct App: Sendable {
     static var commandTypes: [any CLICommand.Type] { [
         ProvidersCommand.self, DescribeCommand.self, CompareCommand.self, BrowseCommand.self, SandboxCommand.self,
         SQLCommand.self, ConfigCommand.self, AuthCommand.self, CompletionsCommand.self, NormalizeCommand.self, CacheCommand.self, LimitsCommand.self,
-        NewProviderCommand.self, CheckCommand.self, ImportCommand.self, GetCommand.self,
+        NewProviderCommand.self, CheckCommand.self, ImportCommand.self, GetCommand.self, ServeCommand.self,
     ] }
 
     /// The built-in commands' help, and `help` itself.

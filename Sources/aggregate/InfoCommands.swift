@@ -26,17 +26,7 @@ enum InfoCommands {
             guard let parsed = try providersCommand.parse(arguments, context: context) else { return .success }
             if let extra = parsed.positionals.first { throw AggregateError(.usage, "unexpected argument '\(extra)'") }
             if try wantsJSON(parsed) {
-                let list = JSONValue.array(context.registry.providers.map { provider in
-                    var entry = descriptorJSON(provider.descriptor, sqlTables: sqlTableNames(of: provider.descriptor.name, registry: context.registry))
-                    if case .object(var object) = entry {
-                        object.set("origin", .string(context.registry.origin(of: provider.descriptor.name).description))
-                        entry = .object(object)
-                    }
-                    return entry
-                } + context.registry.broken.map { broken in
-                    ["name": .string(broken.name), "origin": .string(broken.origin.description), "broken": .string(broken.error.message)]
-                })
-                context.console.out(JSONWriter(pretty: true).string(list) + "\n")
+                context.console.out(JSONWriter(pretty: true).string(providersJSON(registry: context.registry)) + "\n")
                 return .success
             }
             let column = (context.registry.names.map(\.count).max() ?? 8) + 4
@@ -52,6 +42,20 @@ enum InfoCommands {
         } catch {
             return Diagnostics.report(error, console: context.console, usage: providersCommand.usage)
         }
+    }
+
+    /// What `aggregate providers --format json` prints (and `serve` answers at `/v1/providers`).
+    static func providersJSON(registry: ProviderRegistry) -> JSONValue {
+        JSONValue.array(registry.providers.map { provider in
+            var entry = descriptorJSON(provider.descriptor, sqlTables: sqlTableNames(of: provider.descriptor.name, registry: registry))
+            if case .object(var object) = entry {
+                object.set("origin", .string(registry.origin(of: provider.descriptor.name).description))
+                entry = .object(object)
+            }
+            return entry
+        } + registry.broken.map { broken in
+            ["name": .string(broken.name), "origin": .string(broken.origin.description), "broken": .string(broken.error.message)]
+        })
     }
 
     static func describe(_ arguments: [String], context: Context) async -> ExitCode {

@@ -53,6 +53,8 @@ struct RunTools: Sendable {
     var cacheStore: (any HTTPCacheStoring)?
     var recorder: CassetteRecorder?
     var replayer: CassetteReplayer?
+    /// Joins identical requests under way (`serve`, whose clients ask the same at once), or `nil`.
+    var singleFlight: SingleFlight?
 
     /// No tools: what a runner gets unless a command sets them up.
     init() {}
@@ -100,6 +102,7 @@ struct RunTools: Sendable {
         runner.cacheStore = cacheStore
         runner.recorder = recorder
         runner.replayer = replayer
+        runner.singleFlight = singleFlight
         return runner
     }
 

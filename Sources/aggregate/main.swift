@@ -1,6 +1,6 @@
 // aggregate: the executable — argument parsing, commands, the terminal and exit codes; wiring only. It reaches
 // providers through the umbrellas (their own commands too, as LocalCommand), never a provider target by name.
-// May import: AggregateText, AggregateJSON, AggregateCore, AggregateHTTP, AggregateRendering, AggregateDefinitions, AggregateSandboxKit, AggregateSandbox, AggregateProviders, AggregateScaffold, AggregateSQL, AggregateImport, AggregateYAML, AggregateRedis, AggregateCurl, AggregateURLSession, Foundation, Dispatch, Glibc, Darwin
+// May import: AggregateText, AggregateJSON, AggregateCore, AggregateHTTP, AggregateRendering, AggregateDefinitions, AggregateSandboxKit, AggregateSandbox, AggregateProviders, AggregateScaffold, AggregateSQL, AggregateImport, AggregateYAML, AggregateServe, AggregateRedis, AggregateCurl, AggregateURLSession, Foundation, Dispatch, Glibc, Darwin
 
 import AggregateCore
 import AggregateDefinitions

@@ -77,6 +77,8 @@ public struct ProviderRunner: Sendable {
     /// Where OAuth2 client-credentials tokens are kept between live runs (``ClientCredentialsTokenCache``), or `nil`
     /// to fetch one token per run. Offline runs keep the emulator's tokens in memory only.
     public var tokenCache: ClientCredentialsTokenCache?
+    /// Joins identical requests that runs sharing it send at once (``SingleFlight``: `aggregate serve`), or `nil`.
+    public var singleFlight: SingleFlight?
 
     /// Creates a runner.
     ///
@@ -166,6 +168,10 @@ public struct ProviderRunner: Sendable {
                         settings: cacheSettings, freshness: provider.descriptor.cacheFreshness, operation: operation,
                         now: fetcher.options.now, events: events, log: log, store: cacheStore),
                     at: fetcher.options.middlewares.first is ClientCredentialsMiddleware ? 1 : 0)
+            }
+            // After the cache (a fresh hit never waits) and the token step: identical requests under way are joined.
+            if let singleFlight, recorder == nil, replayer == nil {
+                fetcher.options.middlewares.append(SingleFlightMiddleware(flights: singleFlight))
             }
             var result = await fetcher.run(provider, query: query)
             do {

@@ -1,40 +1,45 @@
-import AggregateCore
-import AggregateSockets
-import AggregateHTTP
-import AggregateJSON
+package import AggregateCore
+package import AggregateSockets
 import AggregateText
-import Foundation
+package import Foundation
 
 /// One request as read off the wire, before routing.
-struct ReceivedRequest {
-    var method: String
+package struct ReceivedRequest: Sendable {
+    package var method: String
     /// The request target as sent: `/path?query` (absolute-form targets are reduced to this).
-    var target: String
-    var headers: HTTPHeaders
-    var body: Data
+    package var target: String
+    package var headers: HTTPHeaders
+    package var body: Data
     /// Whether the connection may carry another request after this one.
-    var keepAlive: Bool
+    package var keepAlive: Bool
 
     /// The target's path, without the query.
-    var path: String { String(target.prefix { $0 != "?" && $0 != "#" }) }
+    package var path: String { String(target.prefix { $0 != "?" && $0 != "#" }) }
 }
 
 /// A request the server refuses before routing, with the status to answer.
-struct RequestRejection: Error {
-    var status: Int
-    var message: String
+package struct RequestRejection: Error {
+    package init(status: Int, message: String, target: String? = nil, method: String? = nil) {
+        self.status = status
+        self.message = message
+        self.target = target
+        self.method = method
+    }
+
+    package var status: Int
+    package var message: String
     /// The target, when the request line was readable, for the log.
-    var target: String?
-    var method: String?
+    package var target: String?
+    package var method: String?
 }
 
 /// Reads requests from one connection, keeping bytes that arrive early (pipelining) for the next request.
 ///
 /// Every wait is bounded by the idle timeout and ends when the server stops, so a half-open client can never
 /// hold a thread forever.
-final class RequestReader {
+package final class RequestReader {
     /// What reading one request ended with.
-    enum Outcome {
+    package enum Outcome {
         case request(ReceivedRequest)
         /// The client closed, went idle between requests, or the server is stopping: close quietly.
         case finished
@@ -42,8 +47,8 @@ final class RequestReader {
     }
 
     /// A request head larger than this is refused with 431 rather than buffered without end.
-    static let maximumHeadBytes = 64 << 10
-    static let maximumHeaderCount = 200
+    package static let maximumHeadBytes = 64 << 10
+    package static let maximumHeaderCount = 200
 
     private let descriptor: Int32
     private let wake: WakeSignal
@@ -55,7 +60,7 @@ final class RequestReader {
     private let sendContinue: () -> Bool
     private var buffer = ByteBuffer()
 
-    init(
+    package init(
         descriptor: Int32, wake: WakeSignal, idleTimeout: TimeInterval, headTimeout: TimeInterval, keepAliveTimeout: TimeInterval,
         maximumBodyBytes: Int, sendContinue: @escaping () -> Bool
     ) {
@@ -69,7 +74,7 @@ final class RequestReader {
     }
 
     /// Reads the next request.
-    func next() -> Outcome {
+    package func next() -> Outcome {
         do {
             guard let head = try readHead() else { return .finished }
             guard let body = try readBody(for: head) else { return .finished }
@@ -112,7 +117,7 @@ final class RequestReader {
             case .closed, .stopped: return nil
             case .timedOut:
                 if headStarted == nil { return nil }
-                throw RequestRejection(status: 408, message: "the request head did not arrive within \(SandboxDuration.describe(headTimeout))")
+                throw RequestRejection(status: 408, message: "the request head did not arrive within \(HTTPServerDuration.describe(headTimeout))")
             }
         }
     }
@@ -268,7 +273,7 @@ final class RequestReader {
             switch fill() {
             case .data: continue
             case .closed, .stopped: return nil
-            case .timedOut: throw reject(408, "the body did not arrive within \(SandboxDuration.describe(idleTimeout))")
+            case .timedOut: throw reject(408, "the body did not arrive within \(HTTPServerDuration.describe(idleTimeout))")
             }
         }
     }
@@ -278,7 +283,7 @@ final class RequestReader {
             switch fill() {
             case .data: continue
             case .closed, .stopped: return nil
-            case .timedOut: throw reject(408, "the body did not arrive within \(SandboxDuration.describe(idleTimeout))")
+            case .timedOut: throw reject(408, "the body did not arrive within \(HTTPServerDuration.describe(idleTimeout))")
             }
         }
         return Data(buffer.take(count))
@@ -300,16 +305,17 @@ final class RequestReader {
 }
 
 /// Bytes received but not yet consumed; consuming moves an index instead of shifting the array each time.
-struct ByteBuffer {
+package struct ByteBuffer {
+    package init() {}
     private var storage: [UInt8] = []
     private var start = 0
     private var scratch: [UInt8] = []
 
-    var count: Int { storage.count - start }
-    var first: UInt8? { count > 0 ? storage[start] : nil }
+    package var count: Int { storage.count - start }
+    package var first: UInt8? { count > 0 ? storage[start] : nil }
 
     /// Appends what `read` puts into a scratch area of `capacity` bytes; returns what `read` returned.
-    mutating func append(upTo capacity: Int, _ read: (UnsafeMutableRawBufferPointer) -> Int) -> Int {
+    package mutating func append(upTo capacity: Int, _ read: (UnsafeMutableRawBufferPointer) -> Int) -> Int {
         compactIfWorthwhile()
         if scratch.count < capacity { scratch = [UInt8](repeating: 0, count: capacity) }
         let received = scratch.withUnsafeMutableBytes { read(UnsafeMutableRawBufferPointer(rebasing: $0[0..<capacity])) }
@@ -318,23 +324,23 @@ struct ByteBuffer {
         return received
     }
 
-    mutating func consume(_ count: Int) { start += count }
+    package mutating func consume(_ count: Int) { start += count }
 
     /// Removes and returns the first `count` bytes.
-    mutating func take(_ count: Int) -> ArraySlice<UInt8> {
+    package mutating func take(_ count: Int) -> ArraySlice<UInt8> {
         let slice = storage[start..<(start + count)]
         start += count
         return ArraySlice(slice)
     }
 
     /// The offset of the first `byte` at or after `from` (offsets count from the unconsumed start).
-    func firstIndex(of byte: UInt8, from: Int) -> Int? {
+    package func firstIndex(of byte: UInt8, from: Int) -> Int? {
         guard from < count else { return nil }
         return storage[(start + from)...].firstIndex(of: byte).map { $0 - start }
     }
 
     /// Where the head ends: the blank line after the headers (CRLF CRLF, or bare LF LF from lax clients).
-    func headEnd(scanningFrom from: Int) -> (contentLength: Int, length: Int)? {
+    package func headEnd(scanningFrom from: Int) -> (contentLength: Int, length: Int)? {
         var index = start + from
         while index < storage.count {
             if storage[index] == UInt8(ascii: "\n") {
@@ -357,9 +363,9 @@ struct ByteBuffer {
     }
 }
 
-/// Durations as the sandbox's messages show them: whole seconds, or milliseconds below one second.
-enum SandboxDuration {
-    static func describe(_ seconds: TimeInterval) -> String {
+/// Durations as the server's messages show them: whole seconds, or milliseconds below one second.
+package enum HTTPServerDuration {
+    package static func describe(_ seconds: TimeInterval) -> String {
         guard seconds.isFinite else { return "\(seconds) s" }
         if seconds >= 1 { return "\(Int(min(seconds, 1e15).rounded())) s" }
         return "\(Int((seconds * 1000).rounded())) ms"

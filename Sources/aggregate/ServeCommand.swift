@@ -1,0 +1,219 @@
+import AggregateCore
+import AggregateDefinitions
+import AggregateHTTP
+import AggregateJSON
+import AggregateRendering
+import AggregateServe
+import AggregateText
+import Foundation
+
+/// `aggregate serve`: one HTTP gateway over every provider for a team (docs/serve.md). The routes, metrics and
+/// limits are AggregateServe's; this wires them to the command line's own parser, runner and renderers.
+enum ServeCommand: CLICommand {
+    static let options: [OptionSpec] = [
+        OptionSpec("port", valueName: "PORT", help: "The port to listen on (default: 8080; 0 picks a free one)."),
+        OptionSpec("bind", valueName: "ADDRESS", help: "The address to listen on (default: 127.0.0.1; any other needs --token-file)."),
+        OptionSpec("offline", arity: .flag, help: "Answer from the sandbox's bundled sample data instead of the live APIs."),
+        OptionSpec("token-file", valueName: "FILE", help: "A file of bearer tokens, one a line: every request must carry one ('Authorization: Bearer <token>'), else 401."),
+        OptionSpec("client-budget", valueName: "N/WINDOW", help: "Requests one client (a token, else an address) may make per window, e.g. 30/min; past it, 429 with Retry-After."),
+        OptionSpec("drain", valueName: "SECONDS", help: "On SIGTERM or SIGINT, how long requests in flight may take to finish before the server closes (default: 10)."),
+        OptionSpec("help", short: "h", arity: .flag, help: "Show help information."),
+    ]
+
+    static let command = HelpText.Command(
+        name: "serve", summary: "Serve every provider over HTTP, with one cache and one set of rate budgets.",
+        usage: "aggregate serve [--port 8080] [--bind 127.0.0.1] [--offline] [--token-file FILE] [--client-budget N/WINDOW] [--drain SECONDS]",
+        options: options,
+        discussion: """
+            A long-running HTTP service: GET /v1/providers, /v1/providers/<name>, and /v1/<provider>/<operation>?name=value&limit=N \
+            answering the document 'aggregate <provider> <operation> ... --format json' prints (format=ndjson or csv for those); \
+            /healthz and /metrics (Prometheus). Provider credentials stay in the server's environment and are never sent to \
+            clients. One JSON line per request is logged on stderr. SIGTERM or Ctrl-C stops accepting, lets requests in \
+            flight finish within --drain seconds, and exits 0. See docs/serve.md.
+            """)
+
+    static func run(_ arguments: [String], context: Context) async -> ExitCode {
+        let console = context.console
+        let server: ServeServer
+        let drain: TimeInterval
+        do {
+            guard let parsed = try command.parse(arguments, context: context) else { return .success }
+            if let extra = parsed.positionals.first { throw AggregateError(.usage, "unexpected argument '\(extra)'") }
+            var configuration = ServeConfiguration()
+            if let text = parsed.value("port") {
+                guard let port = Int(text), (0...65535).contains(port) else { throw AggregateError(.usage, "--port must be 0 to 65535, not '\(text)'") }
+                configuration.port = port
+            }
+            if let host = parsed.value("bind") { configuration.host = host }
+            if let path = parsed.value("token-file") { configuration.tokens = try readTokens(path) }
+            if let text = parsed.value("client-budget") {
+                guard let budget = ServeConfiguration.parseBudget(text) else {
+                    throw AggregateError(.usage, "--client-budget must be N/WINDOW, e.g. 30/min, 5/2s or 1000/hour, not '\(text)'")
+                }
+                configuration.clientBudget = budget
+            }
+            drain = try parsed.value("drain").map { text throws(AggregateError) in
+                guard let seconds = DecimalText.number(text, in: 0...3600) else { throw AggregateError(.usage, "--drain must be 0 to 3600 seconds, not '\(text)'") }
+                return seconds
+            } ?? 10
+            configuration.log = { line in console.err(line + "\n") }
+            let backend = CommandLineBackend(context: context, offline: parsed.has("offline"))
+            server = try ServeServer(backend: backend, configuration: configuration)
+            try server.start()
+        } catch let error as AggregateError {
+            return Diagnostics.report(error, console: console, usage: command.usage)
+        } catch {
+            return Diagnostics.report(AggregateError(.config, "\(error)", provider: "serve"), console: console)
+        }
+        console.err("aggregate serve listening on \(server.baseURL.absoluteString) (\(context.registry.names.count) providers); SIGTERM or Ctrl-C drains and stops\n")
+        let signals = [SIGINT, SIGTERM].map { number in
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { server.stop(drain: drain) }
+            source.resume()
+            return source
+        }
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            Thread.detachNewThread {
+                server.waitUntilStopped()
+                continuation.resume()
+            }
+        }
+        signals.forEach { $0.cancel() }
+        console.err("aggregate serve stopped (\(server.requestCount) requests served)\n")
+        return .success
+    }
+
+    /// The tokens of `--token-file`: one a line, blank lines and `#` comments skipped.
+    static func readTokens(_ path: String) throws(AggregateError) -> [String] {
+        let text: String
+        do {
+            text = try String(contentsOfFile: path, encoding: .utf8)
+        } catch {
+            throw AggregateError(.config, "cannot read the token file \(path): \(FileSystemReason.describe(error)); give --token-file a readable file of tokens, one a line")
+        }
+        let tokens = text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
+            .filter { !$0.isEmpty && !$0.hasPrefix("#") }
+        guard !tokens.isEmpty else { throw AggregateError(.config, "the token file \(path) holds no token: write one token a line") }
+        guard tokens.allSatisfy({ $0.count >= 16 && !$0.contains(" ") }) else {
+            throw AggregateError(.config, "a token in \(path) is shorter than 16 characters or holds a space: use long random tokens, e.g. from 'openssl rand -hex 32'")
+        }
+        return tokens
+    }
+}
+
+/// The routes' backend: a provider operation runs through the command line's own parser (``ProviderInvocation``),
+/// runner (``InvocationRunner``, with the disk cache and the rate limiter) and renderers, so a served answer is the
+/// very document `aggregate <provider> <operation> ... --format json` prints.
+struct CommandLineBackend: ServeBackend {
+    let context: Context
+    let offline: Bool
+    /// One for the server: concurrent identical upstream requests of every client wait for one fetch.
+    let flights = SingleFlight()
+
+    /// The common options a client may set; the others (base URLs, profiles, files) are the server's own.
+    static let clientOptions: Set<String> = ["limit", "fields", "sort"]
+
+    var providerNames: [String] { context.registry.names }
+
+    var secrets: [String] {
+        context.registry.providers.flatMap { provider in provider.descriptor.auth.compactMap { context.environment[$0.name] } }
+            .filter { !$0.isEmpty }
+    }
+
+    func providersDocument() -> JSONValue { InfoCommands.providersJSON(registry: context.registry) }
+
+    func descriptorDocument(provider: String) -> JSONValue? {
+        guard let descriptor = context.registry.provider(named: provider)?.descriptor else { return nil }
+        return InfoCommands.descriptorJSON(descriptor, sqlTables: InfoCommands.sqlTableNames(of: descriptor.name, registry: context.registry))
+    }
+
+    func run(_ call: ServeCall, events: @escaping @Sendable (FetchEvent) -> Void) async -> ServeAnswer {
+        let invocation: ProviderInvocation
+        do {
+            let arguments = try commandLine(for: call)
+            let settings = try SettingsSources(context: context)
+            invocation = try ProviderInvocation.parse(arguments, registry: context.registry, settings: settings)
+        } catch {
+            return ServeAnswer.error(Self.status(for: error.kind), kind: error.kind.rawValue, error.message)
+        }
+        var tools: RunTools
+        do {
+            tools = try RunTools(invocation.common.tools, offline: invocation.common.offline, environment: context.environment)
+        } catch {
+            return ServeAnswer.error(500, kind: error.kind.rawValue, error.message)
+        }
+        tools.singleFlight = flights
+        let runner = InvocationRunner(context: context, events: events, tools: tools)
+        let result = await runner.run(invocation)
+        let status = result.error.map { Self.status(for: $0.kind) } ?? 200
+        switch call.format {
+        case .json:
+            return ServeAnswer(status: status, contentType: call.format.contentType, body: Data(ResultRenderer.json([result]).utf8))
+        case .ndjson:
+            return ServeAnswer(status: status, contentType: call.format.contentType, body: Data(ResultRenderer.ndjson([result]).utf8))
+        case .csv:
+            // CSV has no place for an error: a failed run answers the JSON document, as `--format csv` prints nothing.
+            guard result.error == nil else {
+                return ServeAnswer(status: status, contentType: ServeFormat.json.contentType, body: Data(ResultRenderer.json([result]).utf8))
+            }
+            return ServeAnswer(status: status, contentType: call.format.contentType, body: Data(ResultRenderer.csv([result]).utf8))
+        }
+    }
+
+    /// The command line the call stands for: `<provider> <operation> <positionals> --name value ... --quiet`.
+    func commandLine(for call: ServeCall) throws(AggregateError) -> [String] {
+        let provider = try context.registry.require(call.provider)
+        let descriptor = provider.descriptor
+        guard let operation = descriptor.operation(named: call.operation) else {
+            throw AggregateError(
+                .notFound,
+                "\(call.provider) has no operation '\(call.operation)'\(DidYouMean.suffix(for: call.operation, among: descriptor.operations.map(\.name), otherwise: ".")) Operations: \(descriptor.operations.map(\.name).joined(separator: ", ")).")
+        }
+        guard !operation.writes else {
+            throw AggregateError(.usage, "\(call.provider) \(call.operation) writes; serve answers only operations that read")
+        }
+        let parameters = descriptor.options + operation.parameters
+        var positionals: [(index: Int, value: String)] = []
+        var options: [String] = []
+        for given in call.parameters {
+            if Self.clientOptions.contains(given.name) {
+                options += ["--\(given.name)", given.value]
+                continue
+            }
+            guard let index = parameters.firstIndex(where: { $0.name == given.name }) else {
+                let names = parameters.map(\.name) + Self.clientOptions.sorted() + ["format"]
+                throw AggregateError(
+                    .usage, "unknown parameter '\(given.name)' for \(call.provider) \(call.operation)\(DidYouMean.suffix(for: given.name, among: names, otherwise: ".")) Parameters: \(names.joined(separator: ", ")).")
+            }
+            switch parameters[index].style {
+            case .positional: positionals.append((index, given.value))
+            case .option: options += ["--\(given.name)", given.value]
+            case .flag:
+                guard ["true", "1", ""].contains(given.value.lowercased()) else {
+                    if ["false", "0"].contains(given.value.lowercased()) { continue }
+                    throw AggregateError(.usage, "\(given.name) is a flag: give \(given.name)=true or leave it out, not '\(given.value)'")
+                }
+                options.append("--\(given.name)")
+            }
+        }
+        // Positionals in their declared order; a value must not be read as an option.
+        let ordered = positionals.sorted { $0.index < $1.index }.map(\.value)
+        if let dashed = ordered.first(where: { $0.hasPrefix("-") }) {
+            throw AggregateError(.usage, "a value starting with '-' ('\(dashed)') cannot be served as a positional parameter")
+        }
+        return [call.provider, call.operation] + ordered + options + ["--quiet"] + (offline ? ["--offline"] : [])
+    }
+
+    /// The HTTP status of a run's error.
+    static func status(for kind: AggregateError.Kind) -> Int {
+        switch kind {
+        case .usage, .invalidInput, .noInput: return 400
+        case .notFound: return 404
+        case .rateLimited: return 429
+        case .timeout: return 504
+        case .auth, .http, .network, .decoding, .tooLarge: return 502
+        case .config, .ioError: return 500
+        }
+    }
+}

@@ -1,0 +1,73 @@
+import AggregateJSON
+@testable import AggregateHTTPServer
+import Foundation
+import Testing
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A handler that holds `/slow` until the test opens the gate, and says when it has started.
+private struct GatedHandler: HTTPServerHandler {
+    typealias ConnectionState = Void
+    let entered = DispatchSemaphore(value: 0)
+    let gate = DispatchSemaphore(value: 0)
+
+    func handle(_ request: ReceivedRequest, on connection: HTTPConnection, state: inout Void) -> HTTPReply {
+        if request.path == "/slow" {
+            entered.signal()
+            gate.wait()
+        }
+        return .response(.json(["path": .string(request.path)]))
+    }
+
+    func record(_ event: HTTPServerEvent) {}
+}
+
+/// Sends one GET and returns the status, or `nil` when no connection could be made.
+func loopbackGET(_ url: URL, headers: [String: String] = [:]) async -> (status: Int, body: Data, headers: [String: String])? {
+    var request = URLRequest(url: url)
+    request.timeoutInterval = 60
+    for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+    let session = URLSession(configuration: .ephemeral)
+    defer { session.finishTasksAndInvalidate() }
+    guard let (data, response) = try? await session.data(for: request), let http = response as? HTTPURLResponse else { return nil }
+    var fields: [String: String] = [:]
+    for (name, value) in http.allHeaderFields {
+        if let name = name as? String, let value = value as? String { fields[name.lowercased()] = value }
+    }
+    return (http.statusCode, data, fields)
+}
+
+@Suite struct HTTPServerDrainTests {
+    @Test func aDrainLetsTheRequestInFlightFinishAndAcceptsNoOther() async throws {
+        let handler = GatedHandler()
+        let server = HTTPServer(settings: HTTPServerSettings(host: "127.0.0.1", port: 0), handler: handler)
+        let port = try server.start()
+        let base = try #require(URL(string: "http://127.0.0.1:\(port)"))
+
+        async let slow = loopbackGET(base.appendingPathComponent("slow"))
+        await Task.detached { handler.entered.wait() }.value
+
+        let drained = Task.detached { server.stop(drain: 60) }
+        // Once the listener is closed, a new connection is refused; the request in flight is still held.
+        var refused = false
+        for _ in 0..<200 where !refused {
+            refused = await loopbackGET(base.appendingPathComponent("fast")) == nil
+        }
+        #expect(refused, "a draining server accepts no new connection")
+        handler.gate.signal()
+        let answer = await slow
+        #expect(answer?.status == 200)
+        #expect(answer?.headers["connection"] == "close", "a drained connection is closed after its answer")
+        #expect(await drained.value, "the request finished within the drain deadline")
+    }
+
+    @Test func aStopWithoutDrainEndsAtOnceAndIsIdempotent() throws {
+        let server = HTTPServer(settings: HTTPServerSettings(host: "127.0.0.1", port: 0), handler: GatedHandler())
+        try server.start()
+        #expect(server.stop())
+        #expect(server.stop())
+        #expect(throws: (any Error).self) { try server.start() }
+    }
+}

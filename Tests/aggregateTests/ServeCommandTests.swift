@@ -1,0 +1,110 @@
+import AggregateJSON
+import AggregateSandbox
+import Foundation
+import Testing
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// `aggregate serve` as a real process over loopback: the same documents as the command line, and a clean stop.
+@Suite struct ServeCommandTests {
+    /// A started `aggregate serve --offline --port 0`, its URL and its stderr.
+    struct Running {
+        let process: Process
+        let reader: LineReader
+        let url: String
+    }
+
+    static func start(_ extra: [String] = ["--offline"], environment extraEnvironment: [String: String] = [:]) throws -> Running {
+        let process = Process()
+        process.executableURL = Binary.url
+        process.arguments = ["serve", "--port", "0"] + extra
+        var environment = ProcessInfo.processInfo.environment.merging(extraEnvironment) { _, given in given }
+        environment["XDG_CACHE_HOME"] = FileManager.default.temporaryDirectory.appendingPathComponent("aggregate-serve-\(UUID().uuidString)").path
+        environment["XDG_CONFIG_HOME"] = FileManager.default.temporaryDirectory.appendingPathComponent("aggregate-serve-config-\(UUID().uuidString)").path
+        process.environment = environment
+        let err = Pipe()
+        process.standardError = err
+        process.standardOutput = Pipe()
+        try process.run()
+        let reader = LineReader(err.fileHandleForReading)
+        let banner = try #require(reader.line(containing: "listening on", timeout: 30))
+        let url = try #require(banner.split(separator: " ").first { $0.hasPrefix("http://127.0.0.1:") }.map(String.init))
+        return Running(process: process, reader: reader, url: url)
+    }
+
+    /// A session that opens as many connections as asked (URLSession.shared keeps to 6 per host, which would queue
+    /// concurrent requests in waves).
+    static let session: URLSession = {
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.httpMaximumConnectionsPerHost = 64
+        return URLSession(configuration: configuration)
+    }()
+
+    static func get(_ url: String) async throws -> (status: Int, body: Data) {
+        let (data, response) = try await session.data(from: try #require(URL(string: url)))
+        return ((response as? HTTPURLResponse)?.statusCode ?? 0, data)
+    }
+
+    /// A result document without its timings, which differ from run to run.
+    static func withoutTimings(_ data: Data) throws -> String {
+        let text = String(decoding: data, as: UTF8.self)
+        return text.replacing(/"elapsedMs": [0-9.]+/, with: "\"elapsedMs\": 0")
+    }
+
+    @Test func anOperationAnswersTheDocumentOfFormatJSONAndSIGTERMStopsWithZero() async throws {
+        let running = try Self.start()
+        defer { if running.process.isRunning { running.process.terminate() } }
+
+        let cli = try Binary.run(["hackernews", "search", "swift", "--limit", "3", "--offline", "--format", "json"])
+        #expect(cli.status == 0)
+        let served = try await Self.get("\(running.url)/v1/hackernews/search?query=swift&limit=3")
+        #expect(served.status == 200)
+        #expect(try Self.withoutTimings(served.body) == Self.withoutTimings(Data(cli.stdout.utf8)))
+
+        let described = try await Self.get("\(running.url)/v1/providers/hackernews")
+        let describe = try Binary.run(["describe", "hackernews", "--format", "json"])
+        #expect(try JSONParser().parse(described.body) == JSONParser().parse(describe.stdout))
+
+        let unknown = try await Self.get("\(running.url)/v1/hackernews/search?qeury=swift")
+        #expect(unknown.status == 400)
+        #expect(String(decoding: unknown.body, as: UTF8.self).contains("did you mean 'query'?"))
+
+        let logged = try #require(running.reader.line(containing: "\"path\":\"/v1/hackernews/search\"", timeout: 10))
+        #expect(!logged.contains("swift"), "the query is not logged")
+
+        running.process.terminate()
+        #expect(running.reader.line(containing: "aggregate serve stopped", timeout: 30) != nil)
+        running.process.waitUntilExit()
+        #expect(running.process.terminationStatus == 0)
+    }
+
+    @Test func twentyConcurrentIdenticalRequestsSendOneUpstream() async throws {
+        // The sandbox holds its answer for a while, so the twenty arrive while the first is in flight (its answers are
+        // not cacheable, so a request arriving after the flight would be sent again); the count is checked, not a time.
+        let sandbox = try LoopbackSandbox(faults: ["delay=3"])
+        let running = try Self.start([], environment: ["AGGREGATE_GITHUB_BASE_URL": sandbox.url + "/github"])
+        defer { if running.process.isRunning { running.process.terminate() } }
+        let url = "\(running.url)/v1/github/search?query=swift&limit=3"
+        let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+            for _ in 0..<20 { group.addTask { try await Self.get(url).status } }
+            return try await group.reduce(into: [Int]()) { $0.append($1) }
+        }
+        #expect(statuses == Array(repeating: 200, count: 20))
+        #expect(sandbox.server.requestCount == 1)
+        running.process.terminate()
+        running.process.waitUntilExit()
+    }
+
+    @Test func mistakesAreOneLineWithTheirExitCode() throws {
+        let bind = try Binary.run(["serve", "--bind", "0.0.0.0", "--port", "0"])
+        #expect(bind.status == 64)
+        #expect(bind.stderr.contains("--token-file"))
+        #expect(try Binary.run(["serve", "--client-budget", "lots"]).status == 64)
+        #expect(try Binary.run(["serve", "--port", "70000"]).status == 64)
+        let missing = try Binary.run(["serve", "--token-file", "/nonexistent/tokens"])
+        #expect(missing.status == 78)
+        #expect(missing.stderr.split(separator: "\n").count == 1)
+    }
+}
