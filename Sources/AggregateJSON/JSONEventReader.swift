@@ -137,6 +137,10 @@ public final class JSONEventReader {
     /// a number, or a string of plain ASCII without escapes.
     public var tokenIsVerbatim: Bool { !tokenShape.escaped && !tokenShape.nonASCII }
 
+    /// Whether the last `key` or `string` token holds no backslash escape: its bytes between the quotes are then its
+    /// text, already checked to be UTF-8 as they arrived.
+    var tokenIsUnescaped: Bool { !tokenShape.escaped }
+
     /// Calls `body` with the raw bytes of the last `key`, `string` or `number` token (strings with their quotes).
     public func withTokenBytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
         try body(UnsafeRawBufferPointer(rebasing: storage[tokenStart..<tokenEnd]))
