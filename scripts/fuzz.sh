@@ -2,7 +2,7 @@
 # Builds and runs the libFuzzer harnesses in Fuzz/ (see Fuzz/README.md).
 #
 # Usage: scripts/fuzz.sh [TARGET|all] [SECONDS]     (default: all targets, 60 s each)
-# Targets: json json-scan jsonpath fault-spec request-reader cli-args normalizers ratelimit-headers redactor sandbox-routes config-edit yaml
+# Targets: json json-scan json-quote jsonpath fault-spec request-reader cli-args normalizers ratelimit-headers redactor sandbox-routes config-edit yaml
 #
 # Each harness is compiled with `swiftc -sanitize=fuzzer` together with the sources it exercises (one module, the
 # package's own `import Aggregate...` lines dropped), then run for SECONDS from its seed corpus. A crash stops the
@@ -11,7 +11,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 target="${1:-all}"
 seconds="${2:-60}"
-all_targets=(json json-scan jsonpath fault-spec request-reader cli-args normalizers ratelimit-headers redactor sandbox-routes config-edit yaml)
+all_targets=(json json-scan json-quote jsonpath fault-spec request-reader cli-args normalizers ratelimit-headers redactor sandbox-routes config-edit yaml)
 
 # Swift's crash handler can hang under the fuzzer; libFuzzer reports crashes itself.
 export SWIFT_BACKTRACE=enable=no
@@ -21,7 +21,7 @@ sources_for() {
     local core=($(find Sources/AggregateText Sources/AggregateJSON Sources/AggregateCore Sources/AggregateHTTP \
         Sources/AggregateRendering Sources/AggregateDefinitions Sources/AggregateSandboxKit -name '*.swift' | sort))
     case "$1" in
-        json|json-scan|jsonpath|redactor) echo "${core[@]}" ;;
+        json|json-scan|json-quote|jsonpath|redactor) echo "${core[@]}" ;;
         # The YAML reader on the JSON modules it builds on.
         yaml) echo $(find Sources/AggregateText Sources/AggregateJSON Sources/AggregateYAML -name '*.swift' | sort) ;;
         # The server without the emulators' list (their targets are not part of these harnesses).

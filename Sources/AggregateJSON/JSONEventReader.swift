@@ -137,6 +137,10 @@ public final class JSONEventReader {
     /// a number, or a string of plain ASCII without escapes.
     public var tokenIsVerbatim: Bool { !tokenShape.escaped && !tokenShape.nonASCII }
 
+    /// Whether the last `key` or `string` token holds no backslash escape: its bytes between the quotes are then its
+    /// text, already checked to be UTF-8 as they arrived.
+    var tokenIsUnescaped: Bool { !tokenShape.escaped }
+
     /// Calls `body` with the raw bytes of the last `key`, `string` or `number` token (strings with their quotes).
     public func withTokenBytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
         try body(UnsafeRawBufferPointer(rebasing: storage[tokenStart..<tokenEnd]))
@@ -144,8 +148,9 @@ public final class JSONEventReader {
 
     /// The next token's kind; `nil` after the document's end.
     public func nextToken() throws(JSONParseError) -> JSONToken? {
-        if let token = pushedBack.popLast() {
-            return token
+        // Tokens are rarely given back: test before popping, so the usual call does not touch the array.
+        if !pushedBack.isEmpty {
+            return pushedBack.removeLast()
         }
         if !started { try start() }
         switch state {
@@ -365,6 +370,20 @@ public final class JSONEventReader {
     }
 
     private func scanLiteral(_ literal: StaticString) throws(JSONParseError) {
+        // The whole literal in the window (the usual case): compared at once, without the scanner.
+        let length = literal.utf8CodeUnitCount
+        var matches = position + length <= end
+        var offset = 0
+        while matches, offset < length {
+            matches = storage[position + offset] == literal.utf8Start[offset]
+            offset += 1
+        }
+        if matches {
+            tokenStart = position
+            tokenEnd = position + length
+            position += length
+            return
+        }
         try scan { window, start, final in JSONScan.literal(window, from: start, literal, final: final) }
     }
 
@@ -391,8 +410,17 @@ public final class JSONEventReader {
     private func peek(_ byte: UInt8) -> Bool { position < end && storage[position] == byte }
 
     /// Moves past whitespace, refilling as needed; afterwards `position < end` unless the input has ended.
+    ///
+    /// Compact JSON has no whitespace between most tokens: a byte above 0x20 is no whitespace, so that case is
+    /// answered here, inline, and only the rest goes to ``skipWhitespaceRun(keeping:)``.
     /// - Parameter keeping: an earlier offset whose bytes must stay in the window (a key before its colon).
+    @inline(__always)
     private func skipWhitespace(keeping: Int? = nil) throws(JSONParseError) {
+        if position < end, storage[position] > 0x20 { return }
+        try skipWhitespaceRun(keeping: keeping)
+    }
+
+    private func skipWhitespaceRun(keeping: Int?) throws(JSONParseError) {
         var keeping = keeping
         while true {
             let window = UnsafeRawBufferPointer(start: storage.baseAddress, count: end)

@@ -49,6 +49,17 @@ enum JSONSimpleScan {
         return index
     }
 
+    /// ``JSONScan/Words/skipUnescaped(_:from:)``, one byte at a time: the first `"`, `\`, control byte or 0xE2.
+    static func firstToEscape(_ bytes: UnsafeRawBufferPointer, from index: Int) -> Int {
+        var index = index
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == JSONScan.quote || byte == JSONScan.backslash || byte < 0x20 || byte == 0xE2 { break }
+            index += 1
+        }
+        return index
+    }
+
     /// ``JSONScan/checkUTF8(_:from:final:)`` with ASCII passed one byte at a time (multi-byte sequences are judged
     /// by the same ``JSONScan/sequence(_:at:)``).
     static func checkUTF8(_ bytes: UnsafeRawBufferPointer, from: Int, final: Bool) -> (invalid: Int?, checkedEnd: Int) {

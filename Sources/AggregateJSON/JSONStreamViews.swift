@@ -249,9 +249,12 @@ extension JSONOutline {
             }
         }
         func emit(_ text: StaticString) { emit(UnsafeRawBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount)) }
-        func emitText(_ text: String) {
-            var text = text
-            text.withUTF8 { emit(UnsafeRawBufferPointer($0)) }
+        // A value that is written quoted again: escapes are worked out on bytes, with no String made on the way out.
+        var quoted: [UInt8] = []
+        func emitQuoted(_ text: String) {
+            quoted.removeAll(keepingCapacity: true)
+            JSONWriter.appendQuoted(text, to: &quoted)
+            quoted.withUnsafeBytes { emit($0) }
         }
         func keySegment(_ key: String, first: Bool) -> [UInt8] {
             if JSONPath.isBareKey(key) { return first ? Array(key.utf8) : [UInt8(ascii: ".")] + Array(key.utf8) }
@@ -307,8 +310,15 @@ extension JSONOutline {
             case .string:
                 if reader.tokenIsVerbatim {
                     reader.withTokenBytes { emit($0) }
+                } else if reader.tokenIsUnescaped {
+                    // Non-ASCII without escapes: the bytes between the quotes are the text (checked UTF-8 already).
+                    reader.withTokenBytes { token in
+                        quoted.removeAll(keepingCapacity: true)
+                        JSONWriter.appendQuoted(utf8: JSONScan.typed(UnsafeRawBufferPointer(rebasing: token[1..<(token.count - 1)])), to: &quoted)
+                    }
+                    quoted.withUnsafeBytes { emit($0) }
                 } else {
-                    emitText(JSONWriter.quoted(try reader.text()))
+                    emitQuoted(try reader.text())
                 }
             case .number: reader.withTokenBytes { emit($0) }
             case .true: emit("true")

@@ -44,6 +44,25 @@ extension JSONScan {
             return JSONSimpleScan.firstSpecial(bytes, from: index)
         }
 
+        /// The offset of the first byte at or after `index` that ``JSONWriter`` may have to escape (`"`, `\`, a
+        /// control byte, or 0xE2, the lead byte of U+2028 and U+2029), or `bytes.count`. Every test is exact per byte
+        /// (no carries between bytes). ``JSONSimpleScan/firstToEscape(_:from:)`` is the byte-at-a-time reference.
+        @inline(__always)
+        static func skipUnescaped(_ bytes: UnsafeRawBufferPointer, from index: Int) -> Int {
+            var index = index
+            let count = bytes.count
+            while index + 8 <= count {
+                let word = load(bytes, index)
+                // A byte below 0x80 plus 0x60 reaches 0x80 exactly when it is 0x20 or more.
+                let control = ~(((word & lows) &+ ones &* 0x60) | word) & highs
+                let found = control | zeroBytes(word ^ (ones &* 0x22)) | zeroBytes(word ^ (ones &* 0x5C))
+                    | zeroBytes(word ^ (ones &* 0xE2))
+                if found != 0 { return index + found.trailingZeroBitCount >> 3 }
+                index += 8
+            }
+            return JSONSimpleScan.firstToEscape(bytes, from: index)
+        }
+
         /// The offset of the first byte at or after `index` above 0x7F, or `bytes.count`.
         @inline(__always)
         static func skipASCII(_ bytes: UnsafeRawBufferPointer, from index: Int) -> Int {

@@ -99,7 +99,11 @@ public struct JSONWriter: Sendable {
         var runStart = 0
         var index = 0
         let count = bytes.count
-        while index < count {
+        let raw = UnsafeRawBufferPointer(bytes)
+        while true {
+            // Bytes that need no escape are passed over a word at a time.
+            index = JSONScan.Words.skipUnescaped(raw, from: index)
+            guard index < count else { break }
             let byte = bytes[index]
             let escape: StaticString
             var length = 1

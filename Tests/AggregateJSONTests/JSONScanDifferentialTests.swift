@@ -96,6 +96,72 @@ import Testing
         }
     }
 
+    /// The escape search of ``JSONWriter`` a word at a time against the byte-at-a-time one, from every offset (so
+    /// each byte lands at every position of a word), and the quoted text against a byte-at-a-time writer.
+    @Test func escapeSearchAndQuotingAgreeAtEveryOffset() {
+        var inputs = Self.inputs(count: 3000, seed: 4242)
+        for odd: [UInt8] in [[0x22], [0x5C], [0x1F], [0x00], [0x7F], [0xE2, 0x80, 0xA8], [0xE2, 0x80, 0xA9], [0xE2, 0x82, 0xAC], [0xC3, 0xA9]] {
+            for offset in 0..<20 {
+                inputs.append([UInt8](repeating: UInt8(ascii: "x"), count: offset) + odd + [UInt8](repeating: UInt8(ascii: "y"), count: 20))
+            }
+        }
+        for input in inputs {
+            input.withUnsafeBytes { raw in
+                for start in 0...raw.count {
+                    #expect(JSONScan.Words.skipUnescaped(raw, from: start) == JSONSimpleScan.firstToEscape(raw, from: start), "escape search from \(start) of \(input)")
+                }
+            }
+            var fast: [UInt8] = []
+            input.withUnsafeBufferPointer { JSONWriter.appendQuoted(utf8: $0, to: &fast) }
+            #expect(fast == Self.quotedByteByByte(input), "quoted \(input)")
+        }
+    }
+
+    /// The quoting rules of ``JSONWriter/appendQuoted(utf8:to:)`` one byte at a time, as it was written before the
+    /// word-at-a-time search.
+    static func quotedByteByByte(_ bytes: [UInt8]) -> [UInt8] {
+        var output: [UInt8] = [0x22]
+        var index = 0
+        while index < bytes.count {
+            let byte = bytes[index]
+            switch byte {
+            case 0x22: output += Array(#"\""#.utf8)
+            case 0x5C: output += Array(#"\\"#.utf8)
+            case 0x0A: output += Array(#"\n"#.utf8)
+            case 0x0D: output += Array(#"\r"#.utf8)
+            case 0x09: output += Array(#"\t"#.utf8)
+            case 0x08: output += Array(#"\b"#.utf8)
+            case 0x0C: output += Array(#"\f"#.utf8)
+            case 0xE2 where index + 2 < bytes.count && bytes[index + 1] == 0x80 && (bytes[index + 2] == 0xA8 || bytes[index + 2] == 0xA9):
+                output += Array((bytes[index + 2] == 0xA8 ? #"\u2028"# : #"\u2029"#).utf8)
+                index += 3
+                continue
+            case ..<0x20: output += Array(String(format: "\\u%04x", byte).utf8)
+            default: output.append(byte)
+            }
+            index += 1
+        }
+        return output + [0x22]
+    }
+
+    /// `--paths` writes strings without escapes (non-ASCII, U+2028 and U+2029 among them) from their bytes: in
+    /// windows that cut them anywhere, the lines equal the tree's.
+    @Test func pathsOfUnescapedTextEqualTheTreeInEveryWindow() throws {
+        let texts = ["café naïve", "日本語 🎉", "line\u{2028}sep\u{2029}para", "mixed é \\n \\\" 日", "\u{2028}", "plain"]
+        for text in texts {
+            for padding in 0..<12 {
+                let document = "{\"pad\": \"" + String(repeating: "p", count: padding) + "\", \"k\": [\"" + text + "\", {\"é\": \"" + text + "\"}]}"
+                let data = Data(document.utf8)
+                let tree = JSONOutline.paths(try JSONParser().parse(data))
+                for chunkSize in [16, 23, 64] {
+                    var bytes: [UInt8] = []
+                    try JSONOutline.paths(from: JSONEventReader(data: data, chunkSize: chunkSize), batchBytes: 7) { bytes += $0 }
+                    #expect(String(decoding: bytes, as: UTF8.self) == tree.map { $0 + "\n" }.joined(), "\(document) in windows of \(chunkSize)")
+                }
+            }
+        }
+    }
+
     /// Documents whose strings cross the reader's window boundary at every offset decode as `JSONSerialization`
     /// decodes them, and a mistake after many lines is reported at the tree parser's line and column.
     @Test func stringsAcrossTheWindowDecodeAsFoundationDoes() throws {
