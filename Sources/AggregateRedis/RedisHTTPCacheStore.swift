@@ -48,9 +48,12 @@ package final class RedisHTTPCacheStore: HTTPCacheStoring, @unchecked Sendable {
     package func salt() throws -> [UInt8] {
         lock.lock()
         defer { lock.unlock() }
-        if let cachedSalt { return cachedSalt }
+        // Read back every time (one round trip, pipelined): a Redis restarted without its data has lost the salt,
+        // and servers that kept an old one in memory would write under keys that no other server reads. Offering
+        // the salt already known means the first server back puts it again, and every other adopts the one stored.
         var generator = SystemRandomNumberGenerator()
-        let fresh = (0..<32).map { _ in String(format: "%02x", UInt8.random(in: .min ... .max, using: &generator)) }.joined()
+        let fresh = (cachedSalt ?? (0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) })
+            .map { String(format: "%02x", $0) }.joined()
         // The first client's salt wins; everyone reads back the one stored.
         let replies = try connection.pipeline([
             ["SET", prefix + "cache:salt", fresh, "NX"].map { Data($0.utf8) }, ["GET", prefix + "cache:salt"].map { Data($0.utf8) },

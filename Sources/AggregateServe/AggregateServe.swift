@@ -79,4 +79,12 @@ package protocol ServeBackend: Sendable {
     func run(_ call: ServeCall, events: @escaping @Sendable (FetchEvent) -> Void) async -> ServeAnswer
     /// The credentials the server holds, masked in every log line.
     var secrets: [String] { get }
+    /// The shared store's state for `/healthz` (`redis: up`, `redis: down since ...`), or `nil` without `--store`
+    /// or with a folder.
+    var storeHealth: String? { get }
+}
+
+extension ServeBackend {
+    /// No shared store.
+    package var storeHealth: String? { nil }
 }

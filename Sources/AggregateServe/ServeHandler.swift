@@ -98,7 +98,10 @@ struct ServeHandler: HTTPServerHandler {
         let segments = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst().map { Self.percentDecoded(String($0)) }
         switch segments.count {
         case 1 where segments[0] == "healthz":
-            return Routed(route: "/healthz", response: .json(["status": "ok", "providers": .int(backend.providerNames.count)]))
+            // The server answers from its local store while Redis is away, so it is still up: `store` says how.
+            var health: JSONObject = ["status": "ok", "providers": .int(backend.providerNames.count)]
+            if let store = backend.storeHealth { health["store"] = .string(store) }
+            return Routed(route: "/healthz", response: .json(.object(health)))
         case 1 where segments[0] == "metrics":
             return Routed(
                 route: "/metrics",

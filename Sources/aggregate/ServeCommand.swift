@@ -2,6 +2,7 @@ import AggregateCore
 import AggregateDefinitions
 import AggregateHTTP
 import AggregateJSON
+import AggregateRedis
 import AggregateRendering
 import AggregateServe
 import AggregateText
@@ -14,6 +15,9 @@ enum ServeCommand: CLICommand {
         OptionSpec("port", valueName: "PORT", help: "The port to listen on (default: 8080; 0 picks a free one)."),
         OptionSpec("bind", valueName: "ADDRESS", help: "The address to listen on (default: 127.0.0.1; any other needs --token-file)."),
         OptionSpec("offline", arity: .flag, help: "Answer from the sandbox's bundled sample data instead of the live APIs."),
+        OptionSpec(
+            "store", valueName: "PATH|URL",
+            help: "Keep the cache and rate budgets in the folder PATH, or share them with other serve processes and CLI runs through Redis at redis://HOST:PORT/DB (default: AGGREGATE_STORE; see docs/serve.md)."),
         OptionSpec("token-file", valueName: "FILE", help: "A file of bearer tokens, one a line: every request must carry one ('Authorization: Bearer <token>'), else 401."),
         OptionSpec("client-budget", valueName: "N/WINDOW", help: "Requests one client (a token, else an address) may make per window, e.g. 30/min; past it, 429 with Retry-After."),
         OptionSpec("drain", valueName: "SECONDS", help: "On SIGTERM or SIGINT, how long requests in flight may take to finish before the server closes (default: 10)."),
@@ -22,7 +26,7 @@ enum ServeCommand: CLICommand {
 
     static let command = HelpText.Command(
         name: "serve", summary: "Serve every provider over HTTP, with one cache and one set of rate budgets.",
-        usage: "aggregate serve [--port 8080] [--bind 127.0.0.1] [--offline] [--token-file FILE] [--client-budget N/WINDOW] [--drain SECONDS]",
+        usage: "aggregate serve [--port 8080] [--bind 127.0.0.1] [--offline] [--store PATH|redis://HOST:PORT/DB] [--token-file FILE] [--client-budget N/WINDOW] [--drain SECONDS]",
         options: options,
         discussion: """
             A long-running HTTP service: GET /v1/providers, /v1/providers/<name>, and /v1/<provider>/<operation>?name=value&limit=N \
@@ -57,7 +61,20 @@ enum ServeCommand: CLICommand {
                 return seconds
             } ?? 10
             configuration.log = { line in console.err(line + "\n") }
-            let backend = CommandLineBackend(context: context, offline: parsed.has("offline"))
+            let offline = parsed.has("offline")
+            // Opened once for the server: every client's requests share one cache and one set of budgets, and an
+            // unreachable Redis is one error line now rather than on every request.
+            var shared: SharedStores?
+            if let text = parsed.value("store") ?? context.environment["AGGREGATE_STORE"].flatMap({ $0.isEmpty ? nil : $0 }), !offline {
+                do {
+                    shared = try SharedStores.open(StoreLocation(text), localRoot: CacheLocation.root(environment: context.environment)) { line in
+                        console.err("serve: \(line)\n")
+                    }
+                } catch {
+                    throw error.aggregateError
+                }
+            }
+            let backend = CommandLineBackend(context: context, offline: offline, shared: shared)
             server = try ServeServer(backend: backend, configuration: configuration)
             try server.start()
         } catch let error as AggregateError {
@@ -108,6 +125,8 @@ enum ServeCommand: CLICommand {
 struct CommandLineBackend: ServeBackend {
     let context: Context
     let offline: Bool
+    /// `--store`'s cache and rate budgets, opened once for every client; `nil` for the disk's, as the CLI's.
+    var shared: SharedStores?
     /// One for the server: concurrent identical upstream requests of every client wait for one fetch.
     let flights = SingleFlight()
 
@@ -115,6 +134,8 @@ struct CommandLineBackend: ServeBackend {
     static let clientOptions: Set<String> = ["limit", "fields", "sort"]
 
     var providerNames: [String] { context.registry.names }
+
+    var storeHealth: String? { shared?.health?.description }
 
     var secrets: [String] {
         context.registry.providers.flatMap { provider in provider.descriptor.auth.compactMap { context.environment[$0.name] } }
@@ -139,9 +160,16 @@ struct CommandLineBackend: ServeBackend {
         }
         var tools: RunTools
         do {
-            tools = try RunTools(invocation.common.tools, offline: invocation.common.offline, environment: context.environment)
+            // The server's store was opened once at start; a run must not open its own from the environment.
+            var environment = context.environment
+            environment["AGGREGATE_STORE"] = nil
+            tools = try RunTools(invocation.common.tools, offline: invocation.common.offline, environment: environment)
         } catch {
             return ServeAnswer.error(500, kind: error.kind.rawValue, error.message)
+        }
+        if let shared, !invocation.common.offline {
+            tools.cacheStore = shared.cache
+            if tools.rateLimitStore != nil { tools.rateLimitStore = shared.rateLimits }
         }
         tools.singleFlight = flights
         let runner = InvocationRunner(context: context, events: events, tools: tools)

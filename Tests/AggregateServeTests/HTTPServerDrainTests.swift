@@ -1,5 +1,6 @@
 import AggregateJSON
 @testable import AggregateHTTPServer
+import AggregateTestSupport
 import Foundation
 import Testing
 
@@ -47,7 +48,7 @@ func loopbackGET(_ url: URL, headers: [String: String] = [:]) async -> (status: 
         let base = try #require(URL(string: "http://127.0.0.1:\(port)"))
 
         async let slow = loopbackGET(base.appendingPathComponent("slow"))
-        await Task.detached { handler.entered.wait() }.value
+        try await onOwnThread { handler.entered.wait() }
 
         let drained = Task.detached { server.stop(drain: 60) }
         // Once the listener is closed, a new connection is refused; the request in flight is still held.

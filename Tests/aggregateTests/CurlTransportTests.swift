@@ -149,24 +149,21 @@ final class EchoLoopback: Sendable {
         var options = FetchOptions(timeout: 0.5)
         options.allowHTTP = true
         options.sleep = { _ in }
-        let started = Date()
         do {
             _ = try await Fetcher(transport: CurlTransport(), options: options).fetchDocument(loopback.url("/slow"))
             Issue.record("a 5 s answer arrived within a 0.5 s timeout")
         } catch {
             #expect(error.kind == .timeout)
         }
-        #expect(Date().timeIntervalSince(started) < 20)
     }
 
     @Test func cancellingTheTaskAbortsTheTransfer() async throws {
+        // Not cancelled, the 8 s answer would arrive and be a response; cancelled, libcurl's progress callback stops it.
         let loopback = try EchoLoopback(faults: ["path=/echo/slow; delay=8s"])
-        let started = Date()
         let task = Task { try await CurlTransport().send(HTTPRequest(method: "GET", url: loopback.url("/slow"))) }
         try await Task.sleep(nanoseconds: 300_000_000)
         task.cancel()
         let result = await task.result
-        #expect(Date().timeIntervalSince(started) < 4, "libcurl's progress callback runs at least once a second")
         guard case .failure(let error) = result else {
             Issue.record("a cancelled transfer returned a response")
             return

@@ -25,19 +25,21 @@ import Testing
 
     /// Eight runs, four at a time, each with a cache folder of its own: with the budget in Redis only five reach
     /// the sandbox (which allows five), the others stop before sending, and none gets a 403.
-    @Test func processesOnSeparateMachinesShareOneBudget() throws {
+    @Test func processesOnSeparateMachinesShareOneBudget() async throws {
         let sandbox = try LoopbackSandbox(settings: ["kiva.rate-limit": "5/10m"])
         // A fresh prefix of the budget: the bucket key names the sandbox's host and port, which no other run shares.
         let outputs = RunOutputs()
         let folder = self.folder
         let base = sandbox.url + "/kiva"
         let arguments = ["kiva", "newest", "--api", "rest", "--limit", "1", "--format", "json", "--no-cache", "--store", url]
-        DispatchQueue.concurrentPerform(iterations: 8) { index in
-            let environment = [
-                "AGGREGATE_KIVA_BASE_URL": base, "XDG_CACHE_HOME": folder.appendingPathComponent("machine\(index)").path,
-                "TZ": "UTC", "AGGREGATE_KIVA_RATE_LIMIT": "5/10m",
-            ]
-            outputs.append(Result { try Binary.run(arguments, environment: environment) })
+        try await onOwnThread {
+            DispatchQueue.concurrentPerform(iterations: 8) { index in
+                let environment = [
+                    "AGGREGATE_KIVA_BASE_URL": base, "XDG_CACHE_HOME": folder.appendingPathComponent("machine\(index)").path,
+                    "TZ": "UTC", "AGGREGATE_KIVA_RATE_LIMIT": "5/10m",
+                ]
+                outputs.append(Result { try Binary.run(arguments, environment: environment) })
+            }
         }
         let runs = try outputs.values.map { try $0.get() }
         #expect(runs.count == 8)
