@@ -47,7 +47,7 @@ public func fuzzRateLimitHeaders(_ data: UnsafePointer<UInt8>, _ size: Int) -> C
     state.serverReset = report.reset?.timeIntervalSince1970
     if now.timeIntervalSince1970 >= 0, let reason = state.implausibility(now: now.timeIntervalSince1970) { fatalError("learned an implausible state: \(reason)") }
     let budget = RateBudget("api", requests: 40, per: 1)
-    let ready = RateLimitMiddleware.readyTime(&state, budget: budget, now: now.timeIntervalSince1970)
+    let ready = state.readyTime(requests: budget.requests, window: budget.window + RateLimitMiddleware.margin(budget.window), now: now.timeIntervalSince1970)
     check(Date(timeIntervalSince1970: ready), "ready time")
 
     // The wording, for what was learned and for a raw reading against a raw clock.

@@ -3,7 +3,6 @@ package import AggregateCore
 import AggregateHTTP
 import AggregateText
 import CCurlShim
-import Dispatch
 import Foundation
 
 /// The executable's transport on Linux: libcurl's easy interface, loaded by the first request (see the module's
@@ -33,7 +32,10 @@ package final class CurlTransport: HTTPTransport, @unchecked Sendable {
         let transfer = Transfer(request: request)
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<HTTPResponse, any Error>) in
-                DispatchQueue.global().async {
+                // A thread of its own, not Dispatch's global queues: on Linux those are the threads Swift's
+                // concurrency runs on (as many as cores), and a transfer waiting on a slow server there would stall
+                // every other task of the process, `serve`'s clients included.
+                Thread.detachNewThread {
                     continuation.resume(with: self.perform(transfer))
                 }
             }
