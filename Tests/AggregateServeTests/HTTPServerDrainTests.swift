@@ -28,7 +28,8 @@ private struct GatedHandler: HTTPServerHandler {
 /// Sends one GET and returns the status, or `nil` when no connection could be made.
 func loopbackGET(_ url: URL, headers: [String: String] = [:]) async -> (status: Int, body: Data, headers: [String: String])? {
     var request = URLRequest(url: url)
-    request.timeoutInterval = 60
+    // Generous: the servers under test answer through tasks of the test run's shared cooperative pool.
+    request.timeoutInterval = 900
     for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
     let session = URLSession(configuration: .ephemeral)
     defer { session.finishTasksAndInvalidate() }

@@ -15,6 +15,8 @@ private struct EchoBackend: ServeBackend {
     func descriptorDocument(provider: String) -> JSONValue? { provider == "demo" ? ["name": "demo"] : nil }
 
     func run(_ call: ServeCall, events: @escaping @Sendable (FetchEvent) -> Void) async -> ServeAnswer {
+        // `slow` never answers in time for the time-cap test (the sleep ends early when the task is cancelled).
+        if call.operation == "slow" { try? await Task.sleep(nanoseconds: 30_000_000_000) }
         events(FetchEvent(provider: call.provider, kind: .request(method: "GET", url: "https://demo.invalid/?key=demo-secret-credential", attempt: 1)))
         events(FetchEvent(provider: call.provider, kind: .cache("miss: nothing stored for GET https://demo.invalid/")))
         let parameters = JSONValue.object(JSONObject(call.parameters.map { JSONObject.Member($0.name, .string($0.value)) }))
@@ -36,6 +38,9 @@ private func at(_ base: URL, _ pathAndQuery: String) throws -> URL { try #requir
 private func startServer(_ change: (inout ServeConfiguration) -> Void = { _ in }) throws -> (ServeServer, URL, LogLines) {
     var configuration = ServeConfiguration()
     configuration.port = 0
+    // The backend's task runs on Swift's cooperative pool, which the whole test run shares (two threads here) and
+    // long synchronous tests can hold for minutes: the cap here is about the pool, not about what is tested.
+    configuration.requestTimeout = 900
     let log = LogLines()
     configuration.log = { log.add($0) }
     change(&configuration)
@@ -45,6 +50,14 @@ private func startServer(_ change: (inout ServeConfiguration) -> Void = { _ in }
 }
 
 @Suite struct ServeRoutesTests {
+    @Test func aRequestPastTheTimeCapGets504() async throws {
+        let (server, base, _) = try startServer { $0.requestTimeout = 0.5 }
+        defer { server.stop() }
+        let answer = try #require(await loopbackGET(try at(base, "/v1/demo/slow")))
+        #expect(answer.status == 504)
+        #expect(String(decoding: answer.body, as: UTF8.self).contains("request time cap"))
+    }
+
     @Test func routesAnswerAndUnknownOnesAre404() async throws {
         let (server, base, _) = try startServer()
         defer { server.stop() }
