@@ -1,5 +1,6 @@
 import AggregateJSON
 import AggregateSandbox
+import AggregateTestSupport
 import Foundation
 import Testing
 
@@ -106,5 +107,60 @@ import FoundationNetworking
         let missing = try Binary.run(["serve", "--token-file", "/nonexistent/tokens"])
         #expect(missing.status == 78)
         #expect(missing.stderr.split(separator: "\n").count == 1)
+    }
+
+    // MARK: - The web page, POST /v1/compare
+
+    /// The titles of a page's result table, in order, unescaped.
+    static func tableTitles(_ html: String) -> [String] {
+        guard let body = html.firstRange(of: "<tbody>").map({ html[$0.upperBound...] }) else { return [] }
+        let rows = String(body).components(separatedBy: "</tbody>")[0]
+        return rows.matches(of: /<div class="title">(?:<a [^>]*>)?([^<]*)/).map { match in
+            String(match.1).replacingOccurrences(of: "&lt;", with: "<").replacingOccurrences(of: "&gt;", with: ">")
+                .replacingOccurrences(of: "&quot;", with: "\"").replacingOccurrences(of: "&#39;", with: "'")
+                .replacingOccurrences(of: "&amp;", with: "&")
+        }
+    }
+
+    static func post(_ url: String, _ body: String) async throws -> (status: Int, body: Data) {
+        var request = URLRequest(url: try #require(URL(string: url)))
+        request.httpMethod = "POST"
+        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        request.httpBody = Data(body.utf8)
+        let (data, response) = try await session.data(for: request)
+        return ((response as? HTTPURLResponse)?.statusCode ?? 0, data)
+    }
+
+    @Test func theWebPageShowsTheTitlesTheCommandLinePrintsAndPostCompareAnswersCompareJSON() async throws {
+        let running = try await onOwnThread { try Self.start() }
+        defer { if running.process.isRunning { running.process.terminate() } }
+
+        let cli = try await onOwnThread { try Binary.run(["tmdb", "search", "batman", "--limit", "3", "--offline", "--format", "json"]) }
+        #expect(cli.status == 0)
+        let expected = try #require(JSONParser().parse(cli.stdout)["results"]?[0]?["items"]?.array).compactMap { $0["title"]?.string }
+        #expect(expected.count == 3)
+        let page = try await Self.get("\(running.url)/?provider=tmdb&operation=search&query=batman&limit=3")
+        #expect(page.status == 200)
+        #expect(Self.tableTitles(String(decoding: page.body, as: UTF8.self)) == expected)
+
+        let mistake = try await Self.get("\(running.url)/?provider=tmdb&operation=search&query=batman&yeer=1989")
+        #expect(mistake.status == 400)
+        #expect(String(decoding: mistake.body, as: UTF8.self).contains("did you mean &#39;year&#39;?"))
+
+        let compareCLI = try await onOwnThread {
+            try Binary.run(["compare", "tmdb search batman", "kiva newest", "--limit", "5", "--offline", "--format", "json"])
+        }
+        #expect(compareCLI.status == 0)
+        let compared = try await Self.post("\(running.url)/v1/compare", #"{"invocations": ["tmdb search batman", "kiva newest"], "limit": 5}"#)
+        #expect(compared.status == 200)
+        #expect(try Self.withoutTimings(compared.body) == Self.withoutTimings(Data(compareCLI.stdout.utf8)))
+
+        let comparePage = try await Self.get("\(running.url)/compare?i=tmdb+search+batman&i=kiva+newest&limit=5")
+        #expect(comparePage.status == 200)
+        let refused = try await Self.post("\(running.url)/v1/compare", #"{"invocations": ["tmdb search batman --yeer 1989"]}"#)
+        #expect(refused.status == 400)
+        #expect(String(decoding: refused.body, as: UTF8.self).contains("invocation 1"))
+        running.process.terminate()
+        try await onOwnThread { running.process.waitUntilExit() }
     }
 }
