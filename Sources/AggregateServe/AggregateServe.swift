@@ -108,6 +108,9 @@ package protocol ServeBackend: Sendable {
     /// those that set none of their own; the rows are in the order given.
     /// - Throws: a `usage` error naming the first invocation that does not parse (nothing is run then).
     func compare(_ invocations: [String], limit: Int?, events: @escaping @Sendable (FetchEvent) -> Void) async throws(AggregateError) -> [ComparisonRow]
+    /// `GET /v1/sql?q=...`: what `aggregate sql "<statement>" --format json` prints, or its error as one JSON line
+    /// under its kind's status.
+    func sql(_ statement: String, events: @escaping @Sendable (FetchEvent) -> Void) async -> ServeAnswer
     /// The credentials the server holds, masked in every log line.
     var secrets: [String] { get }
     /// The shared store's state for `/healthz` (`redis: up`, `redis: down since ...`), or `nil` without `--store`

@@ -122,6 +122,8 @@ struct ServeHandler: HTTPServerHandler {
             return Routed(route: "/openapi.json", response: .json(ServeOpenAPI.document(providers: backend.providerNames)))
         case 2 where segments == ["v1", "providers"]:
             return Routed(route: "/v1/providers", response: .json(backend.providersDocument()))
+        case 2 where segments == ["v1", "sql"]:
+            return sql(query: Self.query(of: request.target))
         case 3 where segments[0] == "v1" && segments[1] == "providers":
             guard let document = backend.descriptorDocument(provider: segments[2]) else {
                 return Routed(route: "/v1/providers/{name}", response: unknownProvider(segments[2]))
@@ -252,7 +254,7 @@ struct ServeHandler: HTTPServerHandler {
             throw AggregateError(.usage, "give at most \(CompareSelection.maximumInvocations) invocations to compare, not \(invocations.count)")
         }
         var limit: Int?
-        if let value = object["limit"], value != .null {
+        if let value = object["limit"] {
             guard let number = value.int, QuerySelection.limitRange.contains(number) else {
                 throw AggregateError(.usage, "'limit' must be a whole number from 1 to 10000")
             }
@@ -272,6 +274,28 @@ struct ServeHandler: HTTPServerHandler {
             }
         }
         return outcome ?? .failure(timedOut())
+    }
+
+    // MARK: - SQL
+
+    /// `GET /v1/sql?q=SELECT...`: what `aggregate sql "<statement>" --format json` prints.
+    private func sql(query: [ServeParameter]) -> Routed {
+        let route = "/v1/sql"
+        if let unknown = query.first(where: { $0.name != "q" }) {
+            let answer = ServeAnswer.error(400, kind: "usage", "unknown parameter '\(unknown.name)' for /v1/sql\(DidYouMean.suffix(for: unknown.name, among: ["q"])) (parameters: q)")
+            return Routed(route: route, response: Self.response(answer))
+        }
+        let statements = query.map(\.value)
+        guard statements.count == 1, let statement = statements.first, !statement.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
+            let answer = ServeAnswer.error(
+                400, kind: "usage", statements.count > 1 ? "give q once: one statement a request" : "missing q, the SQL statement, e.g. /v1/sql?q=SELECT+title+FROM+tmdb_popular+LIMIT+5")
+            return Routed(route: route, response: Self.response(answer))
+        }
+        let (backend, metrics) = (self.backend, self.metrics)
+        guard let answered = awaited({ await backend.sql(statement) { metrics.record($0) } }) else {
+            return Routed(route: route, response: Self.response(ServeAnswer.error(timedOut())))
+        }
+        return Routed(route: route, response: Self.response(answered))
     }
 
     // MARK: - Running

@@ -4,6 +4,7 @@ import AggregateHTTP
 import AggregateJSON
 import AggregateRedis
 import AggregateRendering
+import AggregateSQL
 import AggregateServe
 import AggregateText
 import Foundation
@@ -31,6 +32,7 @@ enum ServeCommand: CLICommand {
         discussion: """
             A long-running HTTP service: GET /v1/providers, /v1/providers/<name>, and /v1/<provider>/<operation>?name=value&limit=N \
             answering the document 'aggregate <provider> <operation> ... --format json' prints (format=ndjson or csv for those); \
+            POST /v1/compare and GET /v1/sql?q=... (compare's and sql's JSON); a web page at / and /compare; \
             /healthz and /metrics (Prometheus). Provider credentials stay in the server's environment and are never sent to \
             clients. One JSON line per request is logged on stderr. SIGTERM or Ctrl-C stops accepting, lets requests in \
             flight finish within --drain seconds, and exits 0. See docs/serve.md.
@@ -203,6 +205,24 @@ struct CommandLineBackend: ServeBackend {
             parsedInvocations, context: context, tools: try tools(shared.tools, offline: shared.offline)) { _, event in events(event) }
         return zip(zip(invocations, parsedInvocations), results).map { entry, result in
             ComparisonRow(invocation: entry.0, result: result, descriptor: entry.1.provider.descriptor)
+        }
+    }
+
+    /// `GET /v1/sql`: the statement run as `aggregate sql "<statement>" --format json` runs it (offline when the
+    /// server is), with the server's tools; its document, or its error as one JSON line.
+    func sql(_ statement: String, events: @escaping @Sendable (FetchEvent) -> Void) async -> ServeAnswer {
+        do throws(AggregateError) {
+            guard let parsed = try SQLCommand.command.parse(serverOptions, context: context) else { return ServeAnswer.error(AggregateError(.usage, "no statement")) }
+            var common = try CommonOptions(parsed)
+            let options = SQLEngine.Options(defaultLimit: common.limit)
+            let environments = try SQLCommand.providerEnvironments(common, context: context)
+            common.limit = options.defaultLimit
+            let result = try await SQLCommand.execute(
+                statement, engine: SQLEngine(catalog: SQLCatalog(registry: context.registry)), options: options, common: common,
+                environments: environments, context: context, tools: try tools(common.tools, offline: common.offline), events: events)
+            return ServeAnswer(status: 200, contentType: ServeFormat.json.contentType, body: Data((JSONWriter(pretty: true).string(result.jsonValue) + "\n").utf8))
+        } catch {
+            return ServeAnswer.error(error.provider == nil ? error.attributed(to: "sql") : error)
         }
     }
 

@@ -57,6 +57,11 @@ private struct EchoBackend: ServeBackend {
         return rows
     }
 
+    func sql(_ statement: String, events: @escaping @Sendable (FetchEvent) -> Void) async -> ServeAnswer {
+        guard statement.hasPrefix("SELECT") else { return ServeAnswer.error(400, kind: "usage", "not a SELECT") }
+        return ServeAnswer(status: 200, contentType: ServeFormat.json.contentType, body: JSONWriter().data(["statement": .string(statement)]))
+    }
+
     func run(_ call: ServeCall, events: @escaping @Sendable (FetchEvent) -> Void) async -> ServeAnswer {
         events(FetchEvent(provider: call.provider, kind: .request(method: "GET", url: "https://demo.invalid/?key=demo-secret-credential", attempt: 1)))
         events(FetchEvent(provider: call.provider, kind: .cache("miss: nothing stored for GET https://demo.invalid/")))
@@ -109,7 +114,7 @@ private func startServer(_ change: (inout ServeConfiguration) -> Void = { _ in }
         #expect(answer.status == 200)
         let document = try JSONParser().parse(answer.body)
         #expect(document["openapi"] == "3.1.0")
-        for path in ["/healthz", "/metrics", "/openapi.json", "/v1/providers", "/v1/providers/{provider}", "/v1/{provider}/{operation}"] {
+        for path in ["/healthz", "/metrics", "/openapi.json", "/v1/providers", "/v1/providers/{provider}", "/v1/{provider}/{operation}", "/v1/compare", "/v1/sql"] {
             #expect(document["paths"]?[path] != nil, "\(path)")
         }
         #expect(document["paths"]?["/v1/{provider}/{operation}"]?["get"]?["parameters"]?[0]?["schema"]?["enum"] == ["demo"])
@@ -284,5 +289,19 @@ private func startServer(_ change: (inout ServeConfiguration) -> Void = { _ in }
         let tooLarge = try #require(await loopbackPOST(url, String(repeating: " ", count: (64 << 10) + 1)))
         #expect(tooLarge.status == 413)
         #expect(await loopbackGET(url)?.status == 405)
+    }
+
+    @Test func sqlTakesOneStatementAsQ() async throws {
+        let (server, base, _) = try startServer()
+        defer { server.stop() }
+        let ok = try #require(await loopbackGET(try at(base, "/v1/sql?q=SELECT+title+FROM+demo_echo%20LIMIT%202")))
+        #expect(ok.status == 200)
+        #expect(try JSONParser().parse(ok.body)["statement"] == "SELECT title FROM demo_echo LIMIT 2")
+        for (query, words) in [("", "missing q"), ("?q=", "missing q"), ("?query=SELECT+1", "unknown parameter 'query'"), ("?q=SELECT+1&q=SELECT+2", "give q once")] {
+            let refused = try #require(await loopbackGET(try at(base, "/v1/sql" + query)))
+            #expect(refused.status == 400, "\(query)")
+            #expect(String(decoding: refused.body, as: UTF8.self).contains(words), "\(query)")
+        }
+        #expect(await loopbackGET(try at(base, "/v1/sql?q=DROP+TABLE+x"))?.status == 400)
     }
 }

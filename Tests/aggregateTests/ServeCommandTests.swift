@@ -163,4 +163,21 @@ import FoundationNetworking
         running.process.terminate()
         try await onOwnThread { running.process.waitUntilExit() }
     }
+
+    @Test func getSQLAnswersTheDocumentOfSQLFormatJSON() async throws {
+        let running = try await onOwnThread { try Self.start() }
+        defer { if running.process.isRunning { running.process.terminate() } }
+        let statement = "SELECT title, year FROM tmdb_search('batman') ORDER BY title LIMIT 3"
+        let cli = try await onOwnThread { try Binary.run(["sql", statement, "--offline", "--format", "json"]) }
+        #expect(cli.status == 0)
+        let query = try #require(statement.addingPercentEncoding(withAllowedCharacters: .alphanumerics))
+        let served = try await Self.get("\(running.url)/v1/sql?q=\(query)")
+        #expect(served.status == 200)
+        #expect(try Self.withoutTimings(served.body) == Self.withoutTimings(Data(cli.stdout.utf8)))
+        let refused = try await Self.get("\(running.url)/v1/sql?q=SELEKT")
+        #expect(refused.status == 400)
+        #expect(String(decoding: refused.body, as: UTF8.self).split(separator: "\n").count == 1)
+        running.process.terminate()
+        try await onOwnThread { running.process.waitUntilExit() }
+    }
 }
