@@ -291,6 +291,13 @@ struct ServeHandler: HTTPServerHandler {
                 400, kind: "usage", statements.count > 1 ? "give q once: one statement a request" : "missing q, the SQL statement, e.g. /v1/sql?q=SELECT+title+FROM+tmdb_popular+LIMIT+5")
             return Routed(route: route, response: Self.response(answer))
         }
+        // Only queries: ATTACH or VACUUM INTO would let a client create files wherever the server may write.
+        let first = statement.drop { $0.isWhitespace }.prefix { $0.isLetter }.uppercased()
+        guard ["SELECT", "WITH", "VALUES"].contains(first) else {
+            let answer = ServeAnswer.error(
+                400, kind: "usage", "/v1/sql runs only queries: the statement must start with SELECT, WITH or VALUES, not '\(statement.trimmingCharacters(in: .whitespacesAndNewlines).prefix(20))'")
+            return Routed(route: route, response: Self.response(answer))
+        }
         let (backend, metrics) = (self.backend, self.metrics)
         guard let answered = awaited({ await backend.sql(statement) { metrics.record($0) } }) else {
             return Routed(route: route, response: Self.response(ServeAnswer.error(timedOut())))

@@ -302,6 +302,11 @@ private func startServer(_ change: (inout ServeConfiguration) -> Void = { _ in }
             #expect(refused.status == 400, "\(query)")
             #expect(String(decoding: refused.body, as: UTF8.self).contains(words), "\(query)")
         }
-        #expect(await loopbackGET(try at(base, "/v1/sql?q=DROP+TABLE+x"))?.status == 400)
+        for statement in ["DROP+TABLE+x", "ATTACH+DATABASE+%27%2Ftmp%2Fx.db%27+AS+x", "VACUUM+INTO+%27%2Ftmp%2Fx.db%27", "%2F*+x+*%2F+ATTACH+%27y%27+AS+y", "PRAGMA+x"] {
+            let refused = try #require(await loopbackGET(try at(base, "/v1/sql?q=" + statement)))
+            #expect(refused.status == 400, "\(statement)")
+            #expect(String(decoding: refused.body, as: UTF8.self).contains("runs only queries"), "\(statement)")
+        }
+        #expect(await loopbackGET(try at(base, "/v1/sql?q=+with+x+AS+(SELECT+1)+SELECT+*+FROM+x"))?.status == 400, "the fake answers only SELECT")
     }
 }

@@ -174,9 +174,12 @@ import FoundationNetworking
         let served = try await Self.get("\(running.url)/v1/sql?q=\(query)")
         #expect(served.status == 200)
         #expect(try Self.withoutTimings(served.body) == Self.withoutTimings(Data(cli.stdout.utf8)))
-        let refused = try await Self.get("\(running.url)/v1/sql?q=SELEKT")
-        #expect(refused.status == 400)
-        #expect(String(decoding: refused.body, as: UTF8.self).split(separator: "\n").count == 1)
+        for statement in ["SELEKT", "SELECT+title+FROM+no_such_table", "ATTACH+DATABASE+%27x.db%27+AS+x"] {
+            let refused = try await Self.get("\(running.url)/v1/sql?q=\(statement)")
+            #expect(refused.status == 400, "\(statement)")
+            #expect(String(decoding: refused.body, as: UTF8.self).split(separator: "\n").count == 1, "\(statement)")
+            #expect(try JSONParser().parse(refused.body)["error"]?["kind"] == "usage", "\(statement)")
+        }
         running.process.terminate()
         try await onOwnThread { running.process.waitUntilExit() }
     }
