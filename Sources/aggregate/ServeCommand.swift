@@ -197,6 +197,7 @@ struct CommandLineBackend: ServeBackend {
         let shared = try CompareCommand.sharedOptions(parsed)
         let settings = try SettingsSources(context: context)
         let parsedInvocations = try invocations.enumerated().map { index, text throws(AggregateError) in
+            try refuseServerOptions(text, number: index + 1)
             let invocation = try CompareCommand.invocation(text, number: index + 1, shared: shared, context: context, settings: settings)
             try refuseWrites(invocation)
             return invocation
@@ -223,6 +224,31 @@ struct CommandLineBackend: ServeBackend {
             return ServeAnswer(status: 200, contentType: ServeFormat.json.contentType, body: Data((JSONWriter(pretty: true).string(result.jsonValue) + "\n").utf8))
         } catch {
             return ServeAnswer.error(error.provider == nil ? error.attributed(to: "sql") : error)
+        }
+    }
+
+    /// A client's invocation may set its operation's parameters, `--limit` and `--sort`, as the JSON route allows;
+    /// base URLs, profiles, timeouts and the like are the server's own (a `--base-url` would send the server's
+    /// credentials to another host).
+    /// Checked before the invocation is parsed, against every parameter of its provider, so the parser's own
+    /// checks (of a profile, say) never run on what the client may not set.
+    private func refuseServerOptions(_ text: String, number: Int) throws(AggregateError) {
+        let words: [String]
+        do {
+            words = try ShellWords.split(text)
+        } catch {
+            throw AggregateError(.usage, "invocation \(number) ('\(text)'): \(error.message)")
+        }
+        let named = words.first == "aggregate" ? words.dropFirst().first : words.first
+        // An unknown provider is left to compare's parser, which names the valid ones.
+        guard let descriptor = named.flatMap({ context.registry.provider(named: $0)?.descriptor }) else { return }
+        let allowed = Set((descriptor.options + descriptor.operations.flatMap(\.parameters)).map(\.name)).union(Self.clientOptions)
+        for word in words.prefix(while: { $0 != "--" }) where word.hasPrefix("--") {
+            let name = String(word.dropFirst(2).prefix { $0 != "=" })
+            guard allowed.contains(name) else {
+                throw AggregateError(
+                    .usage, "invocation \(number) ('\(text)'): --\(name) is the server's own; an invocation may set its operation's parameters, --limit and --sort")
+            }
         }
     }
 

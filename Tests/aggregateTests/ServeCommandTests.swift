@@ -160,6 +160,13 @@ import FoundationNetworking
         let refused = try await Self.post("\(running.url)/v1/compare", #"{"invocations": ["tmdb search batman --yeer 1989"]}"#)
         #expect(refused.status == 400)
         #expect(String(decoding: refused.body, as: UTF8.self).contains("invocation 1"))
+        for invocation in ["tmdb search batman --base-url http://127.0.0.1:9/", "kiva newest --timeout=1", "tmdb search batman --profile work"] {
+            let serverOwn = try await Self.post("\(running.url)/v1/compare", #"{"invocations": ["\#(invocation)"]}"#)
+            #expect(serverOwn.status == 400, "\(invocation)")
+            #expect(String(decoding: serverOwn.body, as: UTF8.self).contains("is the server's own"), "\(invocation)")
+        }
+        let withOwnOptions = try await Self.post("\(running.url)/v1/compare", #"{"invocations": ["tmdb search batman --year 1989 --limit 2"]}"#)
+        #expect(withOwnOptions.status == 200)
         running.process.terminate()
         try await onOwnThread { running.process.waitUntilExit() }
     }
