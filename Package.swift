@@ -93,7 +93,7 @@ var targets: [Target] = [
         dependencies: ["AggregateText", "AggregateJSON", "AggregateCore", "AggregateHTTP", "AggregateDefinitions", "AggregateSandboxKit", "AggregateHTTPServer"]
             + sandboxTargets),
     // `aggregate serve`: the gateway's routes, metrics, access log and client limits on the package's HTTP server.
-    .target(name: "AggregateServe", dependencies: ["AggregateText", "AggregateJSON", "AggregateCore", "AggregateHTTP", "AggregateHTTPServer"]),
+    .target(name: "AggregateServe", dependencies: ["AggregateText", "AggregateJSON", "AggregateCore", "AggregateHTTP", "AggregateHTTPServer", "AggregateRendering"]),
     .target(name: "AggregateProviders", dependencies: ["AggregateCore", "AggregateDefinitions"] + providerTargets),
     // The executable names no provider target: providers reach it through the umbrellas, their own commands too.
     // Linux: the dlopen'ed libcurl transport, so start-up binds no networking libraries; Apple platforms: URLSession.
@@ -119,7 +119,7 @@ var targets: [Target] = [
         dependencies: ["AggregateText", "AggregateJSON", "AggregateCore", "AggregateHTTP", "AggregateSockets", "AggregateRedis", "AggregateTestSupport"]),
     .testTarget(
         name: "AggregateServeTests",
-        dependencies: ["AggregateJSON", "AggregateCore", "AggregateHTTP", "AggregateHTTPServer", "AggregateServe", "AggregateTestSupport"]),
+        dependencies: ["AggregateJSON", "AggregateCore", "AggregateHTTP", "AggregateHTTPServer", "AggregateRendering", "AggregateServe", "AggregateTestSupport"]),
     .testTarget(name: "AggregateSandboxKitTests", dependencies: ["AggregateJSON", "AggregateCore", "AggregateSandboxKit", "AggregateTestSupport"]),
     .testTarget(name: "AggregateSandboxTests", dependencies: libraryModules + ["AggregateTestSupport"]),
     .testTarget(

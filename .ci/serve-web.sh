@@ -5,7 +5,8 @@
 #
 # Without AGGREGATE_SERVE_URL, the views are the pages the tests write (WebPageSampleTests, and
 # WebPageProvidersSampleTests from real offline runs), with the policy as a <meta>; with
-# AGGREGATE_SERVE_URL=http://127.0.0.1:PORT they are fetched from a running server.
+# AGGREGATE_SERVE_URL=http://127.0.0.1:PORT they are fetched from a running server (.ci/serve.sh does that, with
+# `serve --offline`, and also drives the form with .ci/serve_form.py).
 # Where Chromium cannot be installed, only this step is skipped, saying so.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -29,7 +30,8 @@ if [ -n "${AGGREGATE_SERVE_URL:-}" ]; then
     views+=("query-empty $base/ 1400")
     views+=("query-results $base/?provider=tmdb&operation=search&query=batman&limit=8 2000")
     views+=("query-error $base/?provider=tmdb&operation=search&query=batman&limit=0 1400")
-    views+=("compare $base/compare?i=tmdb+search+batman&i=kiva+newest&i=hackernews&limit=5 2600")
+    views+=("compare $base/compare?i=tmdb+search+batman&i=kiva+newest&i=hackernews+search+swift&limit=5 2600")
+    views+=("compare-error $base/compare?i=tmdb+search+batman&i=hackernews&limit=5 1000")
 else
     pages="$artifacts/pages"
     status=0

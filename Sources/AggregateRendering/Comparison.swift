@@ -48,6 +48,13 @@ package struct ComparisonRow: Sendable {
 
     func firstTitles(_ count: Int = 3) -> [String] { result.items.prefix(count).map(\.title) }
 
+    /// The document `aggregate compare ... --format json` prints (and `POST /v1/compare` answers): every result,
+    /// with the rows' figures as `comparison`.
+    package static func json(_ rows: [ComparisonRow]) -> String {
+        let comparison: JSONValue = ["invocations": .array(rows.map(\.jsonValue))]
+        return ResultRenderer.json(rows.map(\.result), extra: [.init("comparison", comparison)])
+    }
+
     package var jsonValue: JSONValue {
         [
             "invocation": .string(invocation),

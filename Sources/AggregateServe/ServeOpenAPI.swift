@@ -58,6 +58,45 @@ enum ServeOpenAPI {
                         "responses": withErrors(["200": jsonResponse("The descriptor.")]),
                     ]
                 ],
+                "/v1/compare": [
+                    "post": [
+                        "operationId": "compare",
+                        "summary": "Runs several invocations at once, as `aggregate compare ... --format json`.",
+                        "requestBody": [
+                            "required": true,
+                            "content": [
+                                "application/json": [
+                                    "schema": [
+                                        "type": "object", "required": ["invocations"], "additionalProperties": false,
+                                        "properties": [
+                                            "invocations": [
+                                                "type": "array", "minItems": 1, "maxItems": 10,
+                                                "items": ["type": "string", "minLength": 1, "examples": ["tmdb search batman", "kiva newest"]],
+                                            ],
+                                            "limit": ["type": "integer", "minimum": 1, "maximum": 10000],
+                                        ],
+                                    ]
+                                ]
+                            ],
+                        ],
+                        "responses": withErrors([
+                            "200": jsonResponse("What `aggregate compare ... --format json` prints: every result, and `comparison`.", ["type": "object", "required": ["schemaVersion", "results", "comparison"]]),
+                            "413": errors, "504": errors,
+                        ]),
+                    ]
+                ],
+                "/v1/sql": [
+                    "get": [
+                        "operationId": "sql", "summary": "One SQL statement over the provider tables, as `aggregate sql \"<statement>\" --format json`.",
+                        "parameters": [
+                            ["name": "q", "in": "query", "required": true, "schema": ["type": "string", "minLength": 1, "examples": ["SELECT title FROM tmdb_popular LIMIT 5"]]]
+                        ],
+                        "responses": withErrors([
+                            "200": jsonResponse("What `aggregate sql ... --format json` prints.", ["type": "object", "required": ["schemaVersion", "columns", "rows"]]),
+                            "500": errors, "502": errors, "504": errors,
+                        ]),
+                    ]
+                ],
                 "/v1/{provider}/{operation}": [
                     "get": [
                         "operationId": "run", "summary": "Runs one operation that reads; other query parameters are the operation's, by name.",

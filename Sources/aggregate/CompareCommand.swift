@@ -180,8 +180,7 @@ enum CompareCommand {
             let style = TextStyle(width: context.terminal.width, color: color)
             context.console.out(ComparisonText.render(rows, style: style))
         case .json:
-            let comparison: JSONValue = ["invocations": .array(rows.map(\.jsonValue))]
-            context.console.out(ResultRenderer.json(results, extra: [.init("comparison", comparison)]))
+            context.console.out(ComparisonRow.json(rows))
         case .ndjson:
             context.console.out(ResultRenderer.ndjson(results))
         case .csv:

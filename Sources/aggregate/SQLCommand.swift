@@ -72,17 +72,8 @@ enum SQLCommand: CLICommand {
             }
             let statement = try statementText(parsed, context: context)
             let options = try engineOptions(parsed, common: common)
-            let settings = try SettingsSources(context: context)
             let engine = SQLEngine(catalog: catalog)
-            // Credentials from the config file, per provider, as each provider command would have them.
-            var environments: [String: [String: String]] = [:]
-            for provider in context.registry.providers {
-                var scoped = common
-                scoped.applySettings(
-                    layers: try settings.layers(for: provider.descriptor.name, profile: common.profile), environment: settings.environment,
-                    descriptor: provider.descriptor)
-                environments[provider.descriptor.name] = scoped.providerEnvironment(context.environment)
-            }
+            let environments = try providerEnvironments(common, context: context)
             common.limit = options.defaultLimit
             if parsed.has("plan") {
                 let plan = try engine.plan(statement, options: options)
@@ -98,14 +89,12 @@ enum SQLCommand: CLICommand {
             }
             let tools = try RunTools(common.tools, offline: common.offline, environment: context.environment)
             let printer = EventPrinter(console: console, verbose: common.verbose, quiet: common.quiet)
-            let runner = InvocationRunner(context: context, events: printer.handle, tools: tools).runner
-            var runSettings = common.runSettings
-            runSettings.cache = common.cache.settings(root: context.cacheDirectory)
             if common.offline, !common.quiet {
                 console.err("note: sql: offline: the tables answer from the sandbox's bundled sample data, not live results\n")
             }
-            let frozen = environments
-            let result = try await engine.run(statement, options: options, runner: runner, settings: runSettings) { frozen[$0] }
+            let result = try await execute(
+                statement, engine: engine, options: options, common: common, environments: environments, context: context, tools: tools,
+                events: printer.handle)
             await Pager.paging(common.mayPage, context: context) { context in
                 render(result, format: common.format, context: context)
             }
@@ -117,6 +106,31 @@ enum SQLCommand: CLICommand {
         } catch {
             return Diagnostics.report(error.provider == nil ? error.attributed(to: "sql") : error, console: console, usage: command.usage)
         }
+    }
+
+    /// Credentials from the config file, per provider, as each provider command would have them.
+    static func providerEnvironments(_ common: CommonOptions, context: Context) throws(AggregateError) -> [String: [String: String]] {
+        let settings = try SettingsSources(context: context)
+        var environments: [String: [String: String]] = [:]
+        for provider in context.registry.providers {
+            var scoped = common
+            scoped.applySettings(
+                layers: try settings.layers(for: provider.descriptor.name, profile: common.profile), environment: settings.environment,
+                descriptor: provider.descriptor)
+            environments[provider.descriptor.name] = scoped.providerEnvironment(context.environment)
+        }
+        return environments
+    }
+
+    /// Runs one statement as `aggregate sql` does (and `GET /v1/sql` of `aggregate serve`).
+    static func execute(
+        _ statement: String, engine: SQLEngine, options: SQLEngine.Options, common: CommonOptions, environments: [String: [String: String]],
+        context: Context, tools: RunTools, events: @escaping @Sendable (FetchEvent) -> Void
+    ) async throws(AggregateError) -> SQLResult {
+        let runner = InvocationRunner(context: context, events: events, tools: tools).runner
+        var runSettings = common.runSettings
+        runSettings.cache = common.cache.settings(root: context.cacheDirectory)
+        return try await engine.run(statement, options: options, runner: runner, settings: runSettings) { environments[$0] }
     }
 
     /// `--to FILE`: the items of every successful fetch, each in its provider operation's table, in one transaction.

@@ -4,6 +4,7 @@ import AggregateHTTP
 import AggregateJSON
 import AggregateRedis
 import AggregateRendering
+import AggregateSQL
 import AggregateServe
 import AggregateText
 import Foundation
@@ -31,6 +32,7 @@ enum ServeCommand: CLICommand {
         discussion: """
             A long-running HTTP service: GET /v1/providers, /v1/providers/<name>, and /v1/<provider>/<operation>?name=value&limit=N \
             answering the document 'aggregate <provider> <operation> ... --format json' prints (format=ndjson or csv for those); \
+            POST /v1/compare and GET /v1/sql?q=... (compare's and sql's JSON); a web page at / and /compare; \
             /healthz and /metrics (Prometheus). Provider credentials stay in the server's environment and are never sent to \
             clients. One JSON line per request is logged on stderr. SIGTERM or Ctrl-C stops accepting, lets requests in \
             flight finish within --drain seconds, and exits 0. See docs/serve.md.
@@ -149,32 +151,19 @@ struct CommandLineBackend: ServeBackend {
         return InfoCommands.descriptorJSON(descriptor, sqlTables: InfoCommands.sqlTableNames(of: descriptor.name, registry: context.registry))
     }
 
+    var descriptors: [ProviderDescriptor] { context.registry.providers.map(\.descriptor) }
+
+    /// The server's own options for every run: no progress on stderr, and the sandbox's data under `--offline`.
+    var serverOptions: [String] { ["--quiet"] + (offline ? ["--offline"] : []) }
+
     func run(_ call: ServeCall, events: @escaping @Sendable (FetchEvent) -> Void) async -> ServeAnswer {
-        let invocation: ProviderInvocation
+        let result: ProviderResult
         do {
-            let arguments = try commandLine(for: call)
-            let settings = try SettingsSources(context: context)
-            invocation = try ProviderInvocation.parse(arguments, registry: context.registry, settings: settings)
+            result = try await self.result(try commandLine(for: call), events: events)
         } catch {
-            return ServeAnswer.error(Self.status(for: error.kind), kind: error.kind.rawValue, error.message)
+            return ServeAnswer.error(error)
         }
-        var tools: RunTools
-        do {
-            // The server's store was opened once at start; a run must not open its own from the environment.
-            var environment = context.environment
-            environment["AGGREGATE_STORE"] = nil
-            tools = try RunTools(invocation.common.tools, offline: invocation.common.offline, environment: environment)
-        } catch {
-            return ServeAnswer.error(500, kind: error.kind.rawValue, error.message)
-        }
-        if let shared, !invocation.common.offline {
-            tools.cacheStore = shared.cache
-            if tools.rateLimitStore != nil { tools.rateLimitStore = shared.rateLimits }
-        }
-        tools.singleFlight = flights
-        let runner = InvocationRunner(context: context, events: events, tools: tools)
-        let result = await runner.run(invocation)
-        let status = result.error.map { Self.status(for: $0.kind) } ?? 200
+        let status = result.error.map { ServeAnswer.status(for: $0.kind) } ?? 200
         switch call.format {
         case .json:
             return ServeAnswer(status: status, contentType: call.format.contentType, body: Data(ResultRenderer.json([result]).utf8))
@@ -189,6 +178,106 @@ struct CommandLineBackend: ServeBackend {
         }
     }
 
+    /// Every run of the server, the JSON route's and the web page's: parsed by the command line's own parser (the
+    /// server's options put before a `--`), refused when it writes, run by its runner with the server's tools.
+    func result(_ arguments: [String], events: @escaping @Sendable (FetchEvent) -> Void) async throws(AggregateError) -> ProviderResult {
+        var arguments = arguments
+        arguments.insert(contentsOf: serverOptions, at: arguments.firstIndex(of: "--") ?? arguments.endIndex)
+        let invocation = try ProviderInvocation.parse(arguments, registry: context.registry, settings: try SettingsSources(context: context))
+        try refuseWrites(invocation)
+        let runner = InvocationRunner(context: context, events: events, tools: try tools(invocation.common.tools, offline: invocation.common.offline))
+        return await runner.run(invocation)
+    }
+
+    /// Runs invocations as `aggregate compare` does: each parsed with compare's parser (the server's options and
+    /// `limit` as compare's own), then all at once, with one set of the server's tools.
+    func compare(_ invocations: [String], limit: Int?, events: @escaping @Sendable (FetchEvent) -> Void) async throws(AggregateError) -> [ComparisonRow] {
+        let options = serverOptions + (limit.map { ["--limit", String($0)] } ?? [])
+        guard let parsed = try CompareCommand.command.parse(options, context: context) else { return [] }
+        let shared = try CompareCommand.sharedOptions(parsed)
+        let settings = try SettingsSources(context: context)
+        let parsedInvocations = try invocations.enumerated().map { index, text throws(AggregateError) in
+            try refuseServerOptions(text, number: index + 1)
+            let invocation = try CompareCommand.invocation(text, number: index + 1, shared: shared, context: context, settings: settings)
+            try refuseWrites(invocation)
+            return invocation
+        }
+        let results = await CompareCommand.runAll(
+            parsedInvocations, context: context, tools: try tools(shared.tools, offline: shared.offline)) { _, event in events(event) }
+        return zip(zip(invocations, parsedInvocations), results).map { entry, result in
+            ComparisonRow(invocation: entry.0, result: result, descriptor: entry.1.provider.descriptor)
+        }
+    }
+
+    /// `GET /v1/sql`: the statement run as `aggregate sql "<statement>" --format json` runs it (offline when the
+    /// server is), with the server's tools; its document, or its error as one JSON line.
+    func sql(_ statement: String, events: @escaping @Sendable (FetchEvent) -> Void) async -> ServeAnswer {
+        do throws(AggregateError) {
+            guard let parsed = try SQLCommand.command.parse(serverOptions, context: context) else { return ServeAnswer.error(AggregateError(.usage, "no statement")) }
+            var common = try CommonOptions(parsed)
+            let options = SQLEngine.Options(defaultLimit: common.limit)
+            let environments = try SQLCommand.providerEnvironments(common, context: context)
+            common.limit = options.defaultLimit
+            let result = try await SQLCommand.execute(
+                statement, engine: SQLEngine(catalog: SQLCatalog(registry: context.registry)), options: options, common: common,
+                environments: environments, context: context, tools: try tools(common.tools, offline: common.offline), events: events)
+            return ServeAnswer(status: 200, contentType: ServeFormat.json.contentType, body: Data((JSONWriter(pretty: true).string(result.jsonValue) + "\n").utf8))
+        } catch {
+            return ServeAnswer.error(error.provider == nil ? error.attributed(to: "sql") : error)
+        }
+    }
+
+    /// A client's invocation may set its operation's parameters, `--limit` and `--sort`, as the JSON route allows;
+    /// base URLs, profiles, timeouts and the like are the server's own (a `--base-url` would send the server's
+    /// credentials to another host).
+    /// Checked before the invocation is parsed, against every parameter of its provider, so the parser's own
+    /// checks (of a profile, say) never run on what the client may not set.
+    private func refuseServerOptions(_ text: String, number: Int) throws(AggregateError) {
+        let words: [String]
+        do {
+            words = try ShellWords.split(text)
+        } catch {
+            throw AggregateError(.usage, "invocation \(number) ('\(text)'): \(error.message)")
+        }
+        let named = words.first == "aggregate" ? words.dropFirst().first : words.first
+        // An unknown provider is left to compare's parser, which names the valid ones.
+        guard let descriptor = named.flatMap({ context.registry.provider(named: $0)?.descriptor }) else { return }
+        let allowed = Set((descriptor.options + descriptor.operations.flatMap(\.parameters)).map(\.name)).union(Self.clientOptions)
+        for word in words.prefix(while: { $0 != "--" }) where word.hasPrefix("--") {
+            let name = String(word.dropFirst(2).prefix { $0 != "=" })
+            guard allowed.contains(name) else {
+                throw AggregateError(
+                    .usage, "invocation \(number) ('\(text)'): --\(name) is the server's own; an invocation may set its operation's parameters, --limit and --sort")
+            }
+        }
+    }
+
+    private func refuseWrites(_ invocation: ProviderInvocation) throws(AggregateError) {
+        guard !invocation.operation.writes else {
+            throw AggregateError(.usage, "\(invocation.name) \(invocation.operation.name) writes; serve answers only operations that read")
+        }
+    }
+
+    /// The tools of one run: the server's store (opened once at start) in place of the environment's, and the
+    /// server's single flight.
+    private func tools(_ options: RunToolOptions, offline: Bool) throws(AggregateError) -> RunTools {
+        var environment = context.environment
+        environment["AGGREGATE_STORE"] = nil
+        var tools: RunTools
+        do {
+            tools = try RunTools(options, offline: offline, environment: environment)
+        } catch {
+            // A client sets no tool option, so what fails here is the server's own setting.
+            throw AggregateError(.config, error.message)
+        }
+        if let shared, !offline {
+            tools.cacheStore = shared.cache
+            if tools.rateLimitStore != nil { tools.rateLimitStore = shared.rateLimits }
+        }
+        tools.singleFlight = flights
+        return tools
+    }
+
     /// The command line the call stands for: `<provider> <operation> <positionals> --name value ... --quiet`.
     func commandLine(for call: ServeCall) throws(AggregateError) -> [String] {
         let provider = try context.registry.require(call.provider)
@@ -197,9 +286,6 @@ struct CommandLineBackend: ServeBackend {
             throw AggregateError(
                 .notFound,
                 "\(call.provider) has no operation '\(call.operation)'\(DidYouMean.suffix(for: call.operation, among: descriptor.operations.map(\.name), otherwise: ".")) Operations: \(descriptor.operations.map(\.name).joined(separator: ", ")).")
-        }
-        guard !operation.writes else {
-            throw AggregateError(.usage, "\(call.provider) \(call.operation) writes; serve answers only operations that read")
         }
         let parameters = descriptor.options + operation.parameters
         var positionals: [(index: Int, value: String)] = []
@@ -230,18 +316,6 @@ struct CommandLineBackend: ServeBackend {
         if let dashed = ordered.first(where: { $0.hasPrefix("-") }) {
             throw AggregateError(.usage, "a value starting with '-' ('\(dashed)') cannot be served as a positional parameter")
         }
-        return [call.provider, call.operation] + ordered + options + ["--quiet"] + (offline ? ["--offline"] : [])
-    }
-
-    /// The HTTP status of a run's error.
-    static func status(for kind: AggregateError.Kind) -> Int {
-        switch kind {
-        case .usage, .invalidInput, .noInput: return 400
-        case .notFound: return 404
-        case .rateLimited: return 429
-        case .timeout: return 504
-        case .auth, .http, .network, .decoding, .tooLarge: return 502
-        case .config, .ioError: return 500
-        }
+        return [call.provider, call.operation] + ordered + options
     }
 }

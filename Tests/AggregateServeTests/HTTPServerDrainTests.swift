@@ -41,6 +41,23 @@ func loopbackGET(_ url: URL, headers: [String: String] = [:]) async -> (status: 
     return (http.statusCode, data, fields)
 }
 
+/// A POST of a JSON body over loopback.
+func loopbackPOST(_ url: URL, _ body: String) async -> (status: Int, body: Data, headers: [String: String])? {
+    var request = URLRequest(url: url)
+    request.httpMethod = "POST"
+    request.timeoutInterval = 60
+    request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+    request.httpBody = Data(body.utf8)
+    let session = URLSession(configuration: .ephemeral)
+    defer { session.finishTasksAndInvalidate() }
+    guard let (data, response) = try? await session.data(for: request), let http = response as? HTTPURLResponse else { return nil }
+    var fields: [String: String] = [:]
+    for (name, value) in http.allHeaderFields {
+        if let name = name as? String, let value = value as? String { fields[name.lowercased()] = value }
+    }
+    return (http.statusCode, data, fields)
+}
+
 @Suite struct HTTPServerDrainTests {
     @Test func aDrainLetsTheRequestInFlightFinishAndAcceptsNoOther() async throws {
         let handler = GatedHandler()

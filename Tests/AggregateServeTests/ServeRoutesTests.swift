@@ -1,6 +1,7 @@
 import AggregateCore
 import AggregateHTTP
 import AggregateJSON
+import AggregateRendering
 @testable import AggregateServe
 import Foundation
 import Testing
@@ -13,6 +14,53 @@ private struct EchoBackend: ServeBackend {
     func providersDocument() -> JSONValue { [["name": "demo"]] }
 
     func descriptorDocument(provider: String) -> JSONValue? { provider == "demo" ? ["name": "demo"] : nil }
+
+    static let descriptor = ProviderDescriptor(
+        name: "demo", displayName: "Demo", summary: "A made-up provider.", docsURL: "https://demo.invalid/docs",
+        defaultBaseURL: "https://demo.invalid", auth: [], authStyle: "none", paginationStyle: "none",
+        operations: [
+            ProviderOperation(
+                name: "echo", summary: "Answers its query as titles.", itemKind: "word",
+                parameters: [
+                    Parameter("query", style: .positional, required: true, valueName: "WORDS", help: "The words to answer."),
+                    Parameter("count", type: .integer(1...100), help: "How many copies."),
+                ]),
+            ProviderOperation(name: "erase", summary: "Writes.", itemKind: "word", writes: true),
+        ],
+        examples: [])
+
+    var descriptors: [ProviderDescriptor] { [Self.descriptor] }
+
+    /// The page's command line, parsed by hand: the query's words become items, `<script>` included.
+    func result(_ arguments: [String], events: @escaping @Sendable (FetchEvent) -> Void) async throws(AggregateError) -> ProviderResult {
+        guard arguments.count >= 2, arguments[1] != "erase" else { throw AggregateError(.usage, "demo erase writes; serve answers only operations that read") }
+        let words = (arguments.split(separator: "--").last.map(Array.init) ?? []).joined(separator: " ").split(separator: " ")
+        let items = words.enumerated().map { index, word in
+            Item(provider: "demo", kind: "word", id: String(index), title: String(word), url: "https://demo.invalid/\(index)")
+        }
+        if words.contains("fail") {
+            return ProviderResult(provider: "demo", operation: "echo", error: AggregateError(.http, "the API answered 500"), meta: ResultMeta(source: .live))
+        }
+        return ProviderResult(provider: "demo", operation: "echo", items: items, meta: ResultMeta(source: .live, requests: 1, pages: 1))
+    }
+
+    func compare(_ invocations: [String], limit: Int?, events: @escaping @Sendable (FetchEvent) -> Void) async throws(AggregateError) -> [ComparisonRow] {
+        var rows: [ComparisonRow] = []
+        for (index, text) in invocations.enumerated() {
+            let words = text.split(separator: " ").map(String.init)
+            guard words.first == "demo", words.count > 2 else {
+                throw AggregateError(.usage, "invocation \(index + 1) ('\(text)'): not a demo echo")
+            }
+            let result = try await self.result(Array(words.prefix(2)) + ["--"] + words.dropFirst(2).prefix(limit ?? 20), events: events)
+            rows.append(ComparisonRow(invocation: text, result: result, descriptor: Self.descriptor))
+        }
+        return rows
+    }
+
+    func sql(_ statement: String, events: @escaping @Sendable (FetchEvent) -> Void) async -> ServeAnswer {
+        guard statement.hasPrefix("SELECT") else { return ServeAnswer.error(400, kind: "usage", "not a SELECT") }
+        return ServeAnswer(status: 200, contentType: ServeFormat.json.contentType, body: JSONWriter().data(["statement": .string(statement)]))
+    }
 
     func run(_ call: ServeCall, events: @escaping @Sendable (FetchEvent) -> Void) async -> ServeAnswer {
         // `slow` never answers in time for the time-cap test (the sleep ends early when the task is cancelled).
@@ -79,7 +127,7 @@ private func startServer(_ change: (inout ServeConfiguration) -> Void = { _ in }
         #expect(answer.status == 200)
         let document = try JSONParser().parse(answer.body)
         #expect(document["openapi"] == "3.1.0")
-        for path in ["/healthz", "/metrics", "/openapi.json", "/v1/providers", "/v1/providers/{provider}", "/v1/{provider}/{operation}"] {
+        for path in ["/healthz", "/metrics", "/openapi.json", "/v1/providers", "/v1/providers/{provider}", "/v1/{provider}/{operation}", "/v1/compare", "/v1/sql"] {
             #expect(document["paths"]?[path] != nil, "\(path)")
         }
         #expect(document["paths"]?["/v1/{provider}/{operation}"]?["get"]?["parameters"]?[0]?["schema"]?["enum"] == ["demo"])
@@ -159,5 +207,119 @@ private func startServer(_ change: (inout ServeConfiguration) -> Void = { _ in }
         #expect(ServeConfiguration.parseBudget("1000/hour")?.requests == 1000)
         #expect(ServeConfiguration.parseBudget("0/min") == nil)
         #expect(ServeConfiguration.parseBudget("ten/min") == nil)
+    }
+
+    // MARK: - The web page
+
+    @Test func theQueryPageRendersTheFormAndTheResultTableWithItsPolicy() async throws {
+        let (server, base, _) = try startServer()
+        defer { server.stop() }
+        let empty = try #require(await loopbackGET(base))
+        #expect(empty.status == 200)
+        #expect(empty.headers["content-type"] == "text/html; charset=utf-8")
+        #expect(empty.headers["content-security-policy"] == WebPage.contentSecurityPolicy)
+        #expect(empty.headers["x-content-type-options"] == "nosniff")
+        let form = String(decoding: empty.body, as: UTF8.self)
+        #expect(form.contains("<form id=\"query-form\""))
+        #expect(!form.contains("id=\"results-title\""))
+
+        let ran = try #require(await loopbackGET(try at(base, "/?provider=demo&operation=echo&query=alpha+%3Cscript%3E+gamma&limit=5")))
+        #expect(ran.status == 200)
+        #expect(ran.headers["content-security-policy"] == WebPage.contentSecurityPolicy)
+        let page = String(decoding: ran.body, as: UTF8.self)
+        #expect(page.contains("id=\"results-title\""))
+        for title in ["alpha", "gamma"] { #expect(page.contains(">\(title)</a>"), "\(title)") }
+        #expect(page.contains("&lt;script&gt;") && !page.contains("<script>alert"))
+
+        // "Choose" (no JavaScript) only switches the form: nothing runs.
+        let chosen = try #require(await loopbackGET(try at(base, "/?provider=demo&operation=echo&query=alpha&choose=1")))
+        #expect(chosen.status == 200)
+        #expect(!String(decoding: chosen.body, as: UTF8.self).contains("id=\"results-title\""))
+    }
+
+    @Test func aQueryPageWithAMistakeIs400WithItsLineAndAFailedRunShowsItsOutcome() async throws {
+        let (server, base, _) = try startServer()
+        defer { server.stop() }
+        let misspelt = try #require(await loopbackGET(try at(base, "/?provider=dmeo&operation=echo&query=x")))
+        #expect(misspelt.status == 400)
+        #expect(misspelt.headers["content-type"] == "text/html; charset=utf-8")
+        #expect(String(decoding: misspelt.body, as: UTF8.self).contains("unknown provider &#39;dmeo&#39;; did you mean &#39;demo&#39;?")
+            || String(decoding: misspelt.body, as: UTF8.self).contains("did you mean"))
+        let badLimit = try #require(await loopbackGET(try at(base, "/?provider=demo&operation=echo&query=x&limit=0")))
+        #expect(badLimit.status == 400)
+        #expect(String(decoding: badLimit.body, as: UTF8.self).contains("--limit must be a whole number from 1 to 10000"))
+        let writes = try #require(await loopbackGET(try at(base, "/?provider=demo&operation=erase")))
+        #expect(writes.status == 400)
+        #expect(String(decoding: writes.body, as: UTF8.self).contains("serve answers only operations that read"))
+        let failed = try #require(await loopbackGET(try at(base, "/?provider=demo&operation=echo&query=fail")))
+        #expect(failed.status == 502)
+        #expect(String(decoding: failed.body, as: UTF8.self).contains("the API answered 500"))
+    }
+
+    @Test func theCompareViewRunsItsInvocationsAndRefusesMistakes() async throws {
+        let (server, base, _) = try startServer()
+        defer { server.stop() }
+        let empty = try #require(await loopbackGET(base.appendingPathComponent("compare")))
+        #expect(empty.status == 200)
+        #expect(empty.headers["content-security-policy"] == WebPage.contentSecurityPolicy)
+        #expect(String(decoding: empty.body, as: UTF8.self).contains("<form id=\"compare-form\""))
+        let ran = try #require(await loopbackGET(try at(base, "/compare?i=demo+echo+one+two&i=demo+echo+three&limit=5")))
+        #expect(ran.status == 200)
+        let page = String(decoding: ran.body, as: UTF8.self)
+        for word in ["demo echo one two", "demo echo three"] { #expect(page.contains(word), "\(word)") }
+        let unknown = try #require(await loopbackGET(try at(base, "/compare?i=dmeo+echo+x")))
+        #expect(unknown.status == 400)
+        let refused = try #require(await loopbackGET(try at(base, "/compare?i=demo+nothing")))
+        #expect(refused.status == 400)
+        #expect(String(decoding: refused.body, as: UTF8.self).contains("not a demo echo"))
+    }
+
+    // MARK: - POST /v1/compare
+
+    @Test func postCompareAnswersTheCompareDocumentAndRefusesBadBodiesInOneLine() async throws {
+        let (server, base, _) = try startServer()
+        defer { server.stop() }
+        let url = base.appendingPathComponent("v1/compare")
+        let ok = try #require(await loopbackPOST(url, #"{"invocations": ["demo echo a b", "demo echo c"], "limit": 1}"#))
+        #expect(ok.status == 200)
+        let document = try JSONParser().parse(ok.body)
+        #expect(document["comparison"]?["invocations"]?[0]?["invocation"] == "demo echo a b")
+        #expect(document["results"]?[0]?["items"]?[0]?["title"] == "a")
+        #expect(document["results"]?[0]?["items"]?[1] == nil, "the limit applies")
+
+        for (body, words) in [
+            ("not json", "must be a JSON object"), (#"{"invocations": []}"#, "at least one"), (#"{"invocations": ["demo echo a"], "limt": 2}"#, "unknown member 'limt'"),
+            (#"{"invocations": [3]}"#, "non-empty string"), (#"{"invocations": ["demo echo a"], "limit": 0}"#, "from 1 to 10000"),
+            (#"{"invocations": ["dmeo echo a"]}"#, "not a demo echo"),
+        ] {
+            let refused = try #require(await loopbackPOST(url, body))
+            #expect(refused.status == 400, "\(body)")
+            let text = String(decoding: refused.body, as: UTF8.self)
+            #expect(text.contains(words), "\(body): \(text)")
+            #expect(text.split(separator: "\n").count == 1)
+            #expect(try JSONParser().parse(refused.body)["error"]?["kind"] == "usage")
+        }
+        let tooLarge = try #require(await loopbackPOST(url, String(repeating: " ", count: (64 << 10) + 1)))
+        #expect(tooLarge.status == 413)
+        #expect(await loopbackGET(url)?.status == 405)
+    }
+
+    @Test func sqlTakesOneStatementAsQ() async throws {
+        let (server, base, _) = try startServer()
+        defer { server.stop() }
+        let ok = try #require(await loopbackGET(try at(base, "/v1/sql?q=SELECT+title+FROM+demo_echo%20LIMIT%202")))
+        #expect(ok.status == 200)
+        #expect(try JSONParser().parse(ok.body)["statement"] == "SELECT title FROM demo_echo LIMIT 2")
+        for (query, words) in [("", "missing q"), ("?q=", "missing q"), ("?query=SELECT+1", "unknown parameter 'query'"), ("?q=SELECT+1&q=SELECT+2", "give q once")] {
+            let refused = try #require(await loopbackGET(try at(base, "/v1/sql" + query)))
+            #expect(refused.status == 400, "\(query)")
+            #expect(String(decoding: refused.body, as: UTF8.self).contains(words), "\(query)")
+        }
+        for statement in ["DROP+TABLE+x", "ATTACH+DATABASE+%27%2Ftmp%2Fx.db%27+AS+x", "VACUUM+INTO+%27%2Ftmp%2Fx.db%27", "%2F*+x+*%2F+ATTACH+%27y%27+AS+y", "PRAGMA+x"] {
+            let refused = try #require(await loopbackGET(try at(base, "/v1/sql?q=" + statement)))
+            #expect(refused.status == 400, "\(statement)")
+            #expect(String(decoding: refused.body, as: UTF8.self).contains("runs only queries"), "\(statement)")
+        }
+        #expect(await loopbackGET(try at(base, "/v1/sql?q=+with+x+AS+(SELECT+1)+SELECT+*+FROM+x"))?.status == 400, "the fake answers only SELECT")
     }
 }

@@ -1,5 +1,6 @@
 import AggregateJSON
 import AggregateSandbox
+import AggregateTestSupport
 import Foundation
 import Testing
 
@@ -106,5 +107,87 @@ import FoundationNetworking
         let missing = try Binary.run(["serve", "--token-file", "/nonexistent/tokens"])
         #expect(missing.status == 78)
         #expect(missing.stderr.split(separator: "\n").count == 1)
+    }
+
+    // MARK: - The web page, POST /v1/compare
+
+    /// The titles of a page's result table, in order, unescaped.
+    static func tableTitles(_ html: String) -> [String] {
+        guard let body = html.firstRange(of: "<tbody>").map({ html[$0.upperBound...] }) else { return [] }
+        let rows = String(body).components(separatedBy: "</tbody>")[0]
+        return rows.matches(of: /<div class="title">(?:<a [^>]*>)?([^<]*)/).map { match in
+            String(match.1).replacingOccurrences(of: "&lt;", with: "<").replacingOccurrences(of: "&gt;", with: ">")
+                .replacingOccurrences(of: "&quot;", with: "\"").replacingOccurrences(of: "&#39;", with: "'")
+                .replacingOccurrences(of: "&amp;", with: "&")
+        }
+    }
+
+    static func post(_ url: String, _ body: String) async throws -> (status: Int, body: Data) {
+        var request = URLRequest(url: try #require(URL(string: url)))
+        request.httpMethod = "POST"
+        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        request.httpBody = Data(body.utf8)
+        let (data, response) = try await session.data(for: request)
+        return ((response as? HTTPURLResponse)?.statusCode ?? 0, data)
+    }
+
+    @Test func theWebPageShowsTheTitlesTheCommandLinePrintsAndPostCompareAnswersCompareJSON() async throws {
+        let running = try await onOwnThread { try Self.start() }
+        defer { if running.process.isRunning { running.process.terminate() } }
+
+        let cli = try await onOwnThread { try Binary.run(["tmdb", "search", "batman", "--limit", "3", "--offline", "--format", "json"]) }
+        #expect(cli.status == 0)
+        let expected = try #require(JSONParser().parse(cli.stdout)["results"]?[0]?["items"]?.array).compactMap { $0["title"]?.string }
+        #expect(expected.count == 3)
+        let page = try await Self.get("\(running.url)/?provider=tmdb&operation=search&query=batman&limit=3")
+        #expect(page.status == 200)
+        #expect(Self.tableTitles(String(decoding: page.body, as: UTF8.self)) == expected)
+
+        let mistake = try await Self.get("\(running.url)/?provider=tmdb&operation=search&query=batman&yeer=1989")
+        #expect(mistake.status == 400)
+        #expect(String(decoding: mistake.body, as: UTF8.self).contains("did you mean &#39;year&#39;?"))
+
+        let compareCLI = try await onOwnThread {
+            try Binary.run(["compare", "tmdb search batman", "kiva newest", "--limit", "5", "--offline", "--format", "json"])
+        }
+        #expect(compareCLI.status == 0)
+        let compared = try await Self.post("\(running.url)/v1/compare", #"{"invocations": ["tmdb search batman", "kiva newest"], "limit": 5}"#)
+        #expect(compared.status == 200)
+        #expect(try Self.withoutTimings(compared.body) == Self.withoutTimings(Data(compareCLI.stdout.utf8)))
+
+        let comparePage = try await Self.get("\(running.url)/compare?i=tmdb+search+batman&i=kiva+newest&limit=5")
+        #expect(comparePage.status == 200)
+        let refused = try await Self.post("\(running.url)/v1/compare", #"{"invocations": ["tmdb search batman --yeer 1989"]}"#)
+        #expect(refused.status == 400)
+        #expect(String(decoding: refused.body, as: UTF8.self).contains("invocation 1"))
+        for invocation in ["tmdb search batman --base-url http://127.0.0.1:9/", "kiva newest --timeout=1", "tmdb search batman --profile work"] {
+            let serverOwn = try await Self.post("\(running.url)/v1/compare", #"{"invocations": ["\#(invocation)"]}"#)
+            #expect(serverOwn.status == 400, "\(invocation)")
+            #expect(String(decoding: serverOwn.body, as: UTF8.self).contains("is the server's own"), "\(invocation)")
+        }
+        let withOwnOptions = try await Self.post("\(running.url)/v1/compare", #"{"invocations": ["tmdb search batman --year 1989 --limit 2"]}"#)
+        #expect(withOwnOptions.status == 200)
+        running.process.terminate()
+        try await onOwnThread { running.process.waitUntilExit() }
+    }
+
+    @Test func getSQLAnswersTheDocumentOfSQLFormatJSON() async throws {
+        let running = try await onOwnThread { try Self.start() }
+        defer { if running.process.isRunning { running.process.terminate() } }
+        let statement = "SELECT title, year FROM tmdb_search('batman') ORDER BY title LIMIT 3"
+        let cli = try await onOwnThread { try Binary.run(["sql", statement, "--offline", "--format", "json"]) }
+        #expect(cli.status == 0)
+        let query = try #require(statement.addingPercentEncoding(withAllowedCharacters: .alphanumerics))
+        let served = try await Self.get("\(running.url)/v1/sql?q=\(query)")
+        #expect(served.status == 200)
+        #expect(try Self.withoutTimings(served.body) == Self.withoutTimings(Data(cli.stdout.utf8)))
+        for statement in ["SELEKT", "SELECT+title+FROM+no_such_table", "ATTACH+DATABASE+%27x.db%27+AS+x"] {
+            let refused = try await Self.get("\(running.url)/v1/sql?q=\(statement)")
+            #expect(refused.status == 400, "\(statement)")
+            #expect(String(decoding: refused.body, as: UTF8.self).split(separator: "\n").count == 1, "\(statement)")
+            #expect(try JSONParser().parse(refused.body)["error"]?["kind"] == "usage", "\(statement)")
+        }
+        running.process.terminate()
+        try await onOwnThread { running.process.waitUntilExit() }
     }
 }
