@@ -28,6 +28,9 @@ struct App: Sendable {
             return .success
         }
         let rest = Array(arguments.dropFirst())
+        if first == "--server" || first.hasPrefix("--server=") {
+            return await throughServer(first == "--server" ? rest.first : String(first.dropFirst("--server=".count)), rest: first == "--server" ? Array(rest.dropFirst()) : rest)
+        }
         if let command = Self.commandTypes.first(where: { $0.command.name == first }) {
             return await command.run(rest, context: context)
         }
@@ -74,7 +77,24 @@ struct App: Sendable {
     }
 
     /// The options `aggregate` itself takes before any command (`--provider-file` is read in main.swift).
-    static let topLevelOptions = ["version", "help", "provider-file"]
+    static let topLevelOptions = ["version", "help", "provider-file", "server"]
+
+    /// `aggregate --server URL <provider> ...`: the provider command, run through that `aggregate serve`.
+    private func throughServer(_ server: String?, rest: [String]) async -> ExitCode {
+        guard let server, !server.isEmpty, !server.hasPrefix("-") else {
+            return Diagnostics.report(
+                AggregateError(.usage, "--server needs the URL of an aggregate serve, e.g. --server http://127.0.0.1:8080"), console: context.console,
+                usage: ServerClient.usage)
+        }
+        guard let name = rest.first, context.registry.provider(named: name) != nil else {
+            return Diagnostics.report(
+                AggregateError(.usage, "--server runs provider commands through the server; '\(rest.first ?? "")' is no provider"), console: context.console,
+                usage: ServerClient.usage)
+        }
+        var context = context
+        context.server = server
+        return await ProviderCommand.run(rest, context: context)
+    }
 
     /// `; did you mean 'tmdb'?` when `word` is close to a provider's or a command's name, else the `.` that ends
     /// the sentence.

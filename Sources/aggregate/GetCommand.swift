@@ -69,6 +69,9 @@ struct URLGetProvider: RunnableProvider {
 
     let url: URL
     let header: (name: String, value: String)?
+    /// Keeps the last unsuccessful response, whose body the caller reads (`--server`: a failed result's document);
+    /// `nil` for `aggregate get`, which shows only the error.
+    var unsuccessful: UnsuccessfulResponse?
 
     /// - Throws: a usage error for a URL that is not absolute http(s), or a header that is not `Name: value`.
     init(url text: String, header line: String?) throws(AggregateError) {
@@ -130,11 +133,32 @@ struct URLGetProvider: RunnableProvider {
         return Page(items: [])
     }
 
-    func error(for response: HTTPResponse, query: Query) -> AggregateError { .generic(for: response, descriptor: descriptor) }
+    func error(for response: HTTPResponse, query: Query) -> AggregateError {
+        unsuccessful?.keep(response)
+        return .generic(for: response, descriptor: descriptor)
+    }
 
     func interruptedWriteOutcome(for query: Query) -> String { "nothing was changed (a GET)" }
 
     func retryDelay(for response: HTTPResponse, now: Date) -> TimeInterval? { RetryAfter.delay(response, now: now) }
 
     func textView(_ result: ProviderResult, style: TextStyle) -> String? { nil }
+}
+
+/// The last unsuccessful response of a ``URLGetProvider``, kept for the caller to read after the run.
+final class UnsuccessfulResponse: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: HTTPResponse?
+
+    func keep(_ response: HTTPResponse) {
+        lock.lock()
+        stored = response
+        lock.unlock()
+    }
+
+    var response: HTTPResponse? {
+        lock.lock()
+        defer { lock.unlock() }
+        return stored
+    }
 }

@@ -89,6 +89,9 @@ struct Context: Sendable {
     var dataDirectory: URL
     /// The cache root (``CacheLocation``), or `nil` for no disk cache (in-process tests unless they set one).
     var cacheDirectory: URL? = nil
+    /// `aggregate --server URL`: the `aggregate serve` that provider commands run through (``ServerClient``), or
+    /// `nil` for `AGGREGATE_SERVER`'s, else none.
+    var server: String? = nil
     /// The live transport (tests may inject another).
     var makeTransport: @Sendable () -> any HTTPTransport = { makeNetworkTransport() }
     /// Waits between retries; tests replace it so that retries run without waiting (`nil`: really wait).
@@ -204,6 +207,9 @@ enum ProviderCommand {
         }
         if invocation.common.verbose {
             for origin in invocation.common.origins { context.console.err(origin.line(provider: invocation.name)) }
+        }
+        if let server = ServerClient.server(context: context) {
+            return await ServerClient.run(invocation, server: server, arguments: arguments, context: context)
         }
         let incremental: IncrementalRun?
         do {
