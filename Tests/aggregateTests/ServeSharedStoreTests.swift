@@ -1,3 +1,4 @@
+import AggregateRedis
 import AggregateSandbox
 import AggregateTestSupport
 import Foundation
@@ -94,6 +95,47 @@ import Testing
         #expect(sandbox.server.requestCount == before + 1)
         #expect(try await Self.answers([second.url + search + "shared"]).map(\.status) == [200])
         #expect(sandbox.server.requestCount == before + 1, "the second server should read the first's answer from Redis")
+    }
+    /// A marker credential held by a `serve --store redis://...`: after answers, a failed run, the web page, the
+    /// descriptor, `/metrics` and `/healthz`, no response, no log line and no Redis key or value holds it.
+    @Test(.requiresRedisServer) func theServersCredentialIsInNoResponseLogMetricOrRedisEntry() async throws {
+        let redis = try RedisTestServer()
+        defer { redis.stop() }
+        let marker = "org.example.MARKER7f3a9c"
+        let sandbox = try LoopbackSandbox()
+        let environment = ["AGGREGATE_KIVA_BASE_URL": sandbox.url + "/kiva", "KIVA_APP_ID": marker, "TZ": "UTC"]
+        let server = try await Self.start(["--store", redis.url()], environment: environment)
+        defer { if server.process.isRunning { server.process.terminate() } }
+
+        let paths = [
+            "/v1/kiva/search?api=rest&query=water&limit=3", "/v1/kiva/search?api=rest&query=water&limit=3", "/v1/kiva/newest?api=rest&limit=2",
+            "/v1/kiva/search?api=rest&status=nonsense", "/?provider=kiva&operation=search&api=rest&query=water&limit=2",
+            "/v1/providers/kiva", "/metrics", "/healthz",
+        ]
+        let answers = try await Self.answers(paths.map { server.url + $0 })
+        #expect(answers.filter { $0.status == 200 }.count >= 6, "\(answers.map(\.status))")
+        #expect(sandbox.server.requestCount >= 2)
+        for answer in answers { #expect(!answer.text.contains(marker), "\(answer.text.prefix(300))") }
+        let reader = server.reader
+        #expect(try await onOwnThread { reader.line(containing: "/metrics", timeout: 10) } != nil, "the access log has the requests")
+        #expect(try await onOwnThread { reader.line(containing: "MARKER7f3a9c", timeout: 1) } == nil)
+
+        let connection = RedisConnection(url: try RedisURL(redis.url()))
+        let keys = (try connection.command("KEYS", "*").elements ?? []).compactMap(\.text)
+        #expect(keys.contains { $0.contains("cache:entry:kiva/") }, "\(keys)")
+        #expect(keys.contains { $0.contains("ratelimit:kiva") }, "\(keys)")
+        for key in keys {
+            #expect(!key.contains(marker), "\(key)")
+            let reply: RESPValue
+            switch try connection.command("TYPE", key).text ?? "" {
+            case "string": reply = try connection.command("GET", key)
+            case "hash": reply = try connection.command("HGETALL", key)
+            case "zset": reply = try connection.command("ZRANGE", key, "0", "-1", "WITHSCORES")
+            default: reply = .array([])
+            }
+            let values = reply.data.map { [$0] } ?? (reply.elements ?? []).compactMap(\.data)
+            for value in values { #expect(!String(decoding: value, as: UTF8.self).contains(marker), "\(key)") }
+        }
     }
 }
 
