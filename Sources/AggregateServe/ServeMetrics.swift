@@ -81,22 +81,22 @@ package final class ServeMetrics: Sendable {
         for (key, value) in counts.requests.sorted(by: { ($0.key.route, $0.key.status) < ($1.key.route, $1.key.status) }) {
             lines.append("aggregate_serve_requests_total{route=\"\(Self.label(key.route))\",status=\"\(key.status)\"} \(value)")
         }
-        family("aggregate_serve_upstream_requests_total", "counter", "Requests sent to the providers' APIs, by provider.")
-        for (provider, value) in counts.upstream.sorted(by: { $0.key < $1.key }) {
-            lines.append("aggregate_serve_upstream_requests_total{provider=\"\(Self.label(provider))\"} \(value)")
+        /// A counter family with one label, its series in the label's order.
+        func counter(_ name: String, _ help: String, label: String, _ values: [String: Int]) {
+            family(name, "counter", help)
+            for (key, value) in values.sorted(by: { $0.key < $1.key }) {
+                lines.append("\(name){\(label)=\"\(Self.label(key))\"} \(value)")
+            }
         }
-        family("aggregate_serve_cache_total", "counter", "What the HTTP cache did with upstream requests: hit, miss, revalidated.")
-        for (result, value) in counts.cache.sorted(by: { $0.key < $1.key }) {
-            lines.append("aggregate_serve_cache_total{result=\"\(result)\"} \(value)")
-        }
-        family("aggregate_serve_rate_limit_waits_total", "counter", "Upstream requests held back by the rate limiter, by provider.")
-        for (provider, value) in counts.rateLimitWaits.sorted(by: { $0.key < $1.key }) {
-            lines.append("aggregate_serve_rate_limit_waits_total{provider=\"\(Self.label(provider))\"} \(value)")
-        }
-        family("aggregate_serve_rate_limit_refusals_total", "counter", "Runs that ended in the API's rate limit, by provider.")
-        for (provider, value) in counts.rateLimitRefusals.sorted(by: { $0.key < $1.key }) {
-            lines.append("aggregate_serve_rate_limit_refusals_total{provider=\"\(Self.label(provider))\"} \(value)")
-        }
+        counter("aggregate_serve_upstream_requests_total", "Requests sent to the providers' APIs, by provider.", label: "provider", counts.upstream)
+        counter(
+            "aggregate_serve_cache_total", "What the HTTP cache did with upstream requests: hit, miss, revalidated.", label: "result", counts.cache)
+        counter(
+            "aggregate_serve_rate_limit_waits_total", "Upstream requests held back by the rate limiter, by provider.", label: "provider",
+            counts.rateLimitWaits)
+        counter(
+            "aggregate_serve_rate_limit_refusals_total", "Runs that ended in the API's rate limit, by provider.", label: "provider",
+            counts.rateLimitRefusals)
         family("aggregate_serve_request_duration_seconds", "histogram", "Time from a request read to its response ready.")
         for (index, bound) in Self.buckets.enumerated() {
             lines.append("aggregate_serve_request_duration_seconds_bucket{le=\"\(Self.number(bound))\"} \(counts.bucketCounts[index])")
