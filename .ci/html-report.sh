@@ -5,13 +5,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-if ! command -v chromium >/dev/null 2>&1; then
-    echo "== installing chromium (to screenshot the HTML compare report)"
-    if ! { apt-get update -qq && apt-get install -y -qq chromium >/dev/null 2>&1; } || ! command -v chromium >/dev/null 2>&1; then
-        echo "SKIPPED: the HTML report screenshot: Debian's chromium package could not be installed here"
-        exit 0
-    fi
-fi
+source .ci/chromium.sh
+have_chromium "the HTML compare report" "the HTML report screenshot" || exit 0
 
 bin="$(swift build --show-bin-path)/aggregate"
 artifacts="$PWD/.build/ci-artifacts"

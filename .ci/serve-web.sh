@@ -11,13 +11,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-if ! command -v chromium >/dev/null 2>&1; then
-    echo "== installing chromium (to screenshot the serve web page)"
-    if ! { apt-get update -qq && apt-get install -y -qq chromium >/dev/null 2>&1; } || ! command -v chromium >/dev/null 2>&1; then
-        echo "SKIPPED: the serve web page screenshots: Debian's chromium package could not be installed here"
-        exit 0
-    fi
-fi
+source .ci/chromium.sh
+have_chromium "the serve web page" "the serve web page screenshots" || exit 0
 
 artifacts="$PWD/.build/ci-artifacts/serve-web"
 rm -rf "$artifacts"
