@@ -28,26 +28,24 @@ private struct GatedHandler: HTTPServerHandler {
 /// Sends one GET and returns the status, or `nil` when no connection could be made.
 func loopbackGET(_ url: URL, headers: [String: String] = [:]) async -> (status: Int, body: Data, headers: [String: String])? {
     var request = URLRequest(url: url)
-    // Generous: the servers under test answer through tasks of the test run's shared cooperative pool.
-    request.timeoutInterval = 900
     for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
-    let session = URLSession(configuration: .ephemeral)
-    defer { session.finishTasksAndInvalidate() }
-    guard let (data, response) = try? await session.data(for: request), let http = response as? HTTPURLResponse else { return nil }
-    var fields: [String: String] = [:]
-    for (name, value) in http.allHeaderFields {
-        if let name = name as? String, let value = value as? String { fields[name.lowercased()] = value }
-    }
-    return (http.statusCode, data, fields)
+    return await loopbackSend(request)
 }
 
 /// A POST of a JSON body over loopback.
 func loopbackPOST(_ url: URL, _ body: String) async -> (status: Int, body: Data, headers: [String: String])? {
     var request = URLRequest(url: url)
     request.httpMethod = "POST"
-    request.timeoutInterval = 60
     request.setValue("application/json", forHTTPHeaderField: "Content-Type")
     request.httpBody = Data(body.utf8)
+    return await loopbackSend(request)
+}
+
+private func loopbackSend(_ original: URLRequest) async -> (status: Int, body: Data, headers: [String: String])? {
+    var request = original
+    // Generous: the servers under test answer through tasks of the test run's shared cooperative pool, which long
+    // synchronous tests can hold for minutes (a 60-second cap once failed a POST in CI for that reason alone).
+    request.timeoutInterval = 900
     let session = URLSession(configuration: .ephemeral)
     defer { session.finishTasksAndInvalidate() }
     guard let (data, response) = try? await session.data(for: request), let http = response as? HTTPURLResponse else { return nil }
