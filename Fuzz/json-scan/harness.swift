@@ -2,8 +2,9 @@ import Foundation
 
 /// The word-at-a-time scans of ``JSONScan`` against the byte-at-a-time reference, ``JSONSimpleScan``: from every
 /// offset of the input, as a final window and as one that more bytes follow, the string scan must give the same
-/// outcome (where the token ends, or which error at which offset) and the same shape, and the UTF-8 check, the
-/// whitespace skip and the newline count the same answers. Any difference is a crash.
+/// outcome (where the token ends, or which error at which offset) and the same shape, with the UTF-8 check folded in
+/// and without, and the UTF-8 check, the whitespace skip and the newline count the same answers. Any difference is a
+/// crash.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzJSONScan(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     // Every offset is scanned to the end, so long inputs are cut: what matters is where bytes fall in a word.
@@ -30,13 +31,16 @@ public func fuzzJSONScan(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
             }
             // A string scan starts at an opening quote; any byte stands in for it, as the scan never reads it.
             guard start < size else { continue }
-            var fastShape = JSONScan.StringShape()
-            var simpleShape = JSONScan.StringShape()
-            let fast = JSONScan.string(bytes, from: start, final: final, shape: &fastShape)
-            let simple = JSONSimpleScan.string(bytes, from: start, final: final, shape: &simpleShape)
-            guard fast == simple else { fatalError("string from \(start) (final \(final)): fast \(fast), simple \(simple)") }
-            if case .complete = simple, fastShape.escaped != simpleShape.escaped || fastShape.nonASCII != simpleShape.nonASCII {
-                fatalError("string from \(start): shapes differ")
+            // With and without the UTF-8 check that the streaming reader folds into its string scans.
+            for checkUTF8 in [true, false] {
+                var fastShape = JSONScan.StringShape()
+                var simpleShape = JSONScan.StringShape()
+                let fast = JSONScan.string(bytes, from: start, final: final, shape: &fastShape, checkUTF8: checkUTF8)
+                let simple = JSONSimpleScan.string(bytes, from: start, final: final, shape: &simpleShape, checkUTF8: checkUTF8)
+                guard fast == simple else { fatalError("string from \(start) (final \(final), UTF-8 \(checkUTF8)): fast \(fast), simple \(simple)") }
+                if case .complete = simple, fastShape.escaped != simpleShape.escaped || fastShape.nonASCII != simpleShape.nonASCII {
+                    fatalError("string from \(start): shapes differ")
+                }
             }
         }
     }

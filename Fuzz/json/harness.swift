@@ -24,6 +24,12 @@ public func fuzzJSON(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         case .failure(let error): return "error \(error.reason) at \(error.line):\(error.column)"
         }
     }
+    // The reader's fast path (tokens that lie whole in the window) against its reference grammar alone: the same
+    // tokens with the same texts and depths, and the same error with the same position and excerpt.
+    for chunk in [7, 64] {
+        let fast = tokenTrace(input, chunkSize: chunk, fastPath: true)
+        guard fast == tokenTrace(input, chunkSize: chunk, fastPath: false) else { fatalError("the fast path disagrees (window \(chunk)): \(fast)") }
+    }
     if (try? JSONInput.checkEncoding(input, name: "input")) == nil {
         // Documented difference for input that is not UTF-8 (or is UTF-16/32): the stream judges each byte as it
         // arrives, the tree parser (behind the same encoding check in JSONInput) the first syntax problem. Both refuse.
@@ -41,4 +47,22 @@ public func fuzzJSON(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let pretty = JSONWriter(pretty: true).data(value)
     guard (try? JSONParser().parse(pretty)) == value else { fatalError("pretty JSON does not read back") }
     return 0
+}
+
+/// Every token the streaming reader gives for `input`, with its text and depth, then how reading ended.
+private func tokenTrace(_ input: Data, chunkSize: Int, fastPath: Bool) -> [String] {
+    let reader = JSONEventReader(data: input, chunkSize: chunkSize, fastPath: fastPath)
+    var trace: [String] = []
+    do throws(JSONParseError) {
+        while let token = try reader.nextToken() {
+            switch token {
+            case .key, .string, .number: trace.append("\(token) \(try reader.text()) at depth \(reader.depth)")
+            default: trace.append("\(token) at depth \(reader.depth)")
+            }
+        }
+        trace.append("end")
+    } catch {
+        trace.append("error \(error.reason) at \(error.line):\(error.column): \(error.excerpt)")
+    }
+    return trace
 }

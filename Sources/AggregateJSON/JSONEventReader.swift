@@ -31,9 +31,15 @@ public enum JSONToken: Sendable, Equatable {
 /// nesting depth and the longest single token, not by the document's size.
 ///
 /// It accepts and refuses the same documents as ``JSONParser``, with the same reasons, lines and columns (both use
-/// the same scanner), except for bytes that are not UTF-8: every byte is checked as it arrives, and the first bad one
-/// fails with the reason `not valid UTF-8: byte 0xNN` (the tree parser names the string that holds it). A UTF-8 byte
-/// order mark is skipped; UTF-16 and UTF-32 are recognised from the first bytes.
+/// the same scanner), except for bytes that are not UTF-8: each is judged when the reader reaches it (inside a string,
+/// as the string is scanned; anywhere else it is an error anyway), and a bad one fails with the reason
+/// `not valid UTF-8: byte 0xNN` (the tree parser names the string that holds it). A UTF-8 byte order mark is
+/// skipped; UTF-16 and UTF-32 are recognised from the first bytes.
+///
+/// Tokens that lie whole in the window are read by one fast function without refills or error wording; anything
+/// else (a token cut by the window's end, the first value, the end of the document, any error) goes to the reference
+/// grammar, which has every error message. Both give the same tokens: the tests and the `json` fuzzer read every input
+/// with the fast path on and off.
 ///
 /// ```swift
 /// let reader = JSONEventReader(handle: .standardInput)
@@ -63,13 +69,23 @@ public final class JSONEventReader {
     /// Valid bytes are `0..<end`; `position` is the next unread one.
     private var end = 0
     private var position = 0
-    private var checkedUTF8 = 0
     private var atEOF = false
     private var started = false
     private var state = State.firstValue
-    /// For each open container: whether it is an object.
-    private var containers: [Bool] = []
-    /// Newlines in the bytes already dropped from the window, and where the current line started (relative).
+    /// Whether the tokens that lie whole in the window are read by ``fastToken()`` (off only to test it against the
+    /// reference grammar).
+    private let fastPath: Bool
+    /// For each open container (`0..<openCount`): whether it is an object. Grown by doubling, as deep as the input.
+    private var containers: UnsafeMutablePointer<Bool>
+    private var containerCapacity = 64
+    private var openCount = 0
+    /// How many bytes have been dropped from the front of the window: the window's first byte is input byte `dropped`.
+    private var dropped = 0
+    /// The lines of dropped bytes, for error positions: counted as they are dropped when the input cannot be read
+    /// again (a pipe), else counted from the input when an error needs them.
+    private var lineCounting: LineCounting
+    /// Newlines in the bytes already dropped from the window, and where the current line started (relative), when
+    /// ``lineCounting`` is ``LineCounting/asDropped``.
     private var linesBefore = 0
     private var lineStartBefore = 0
     // The last key, string or number token: its bytes are `tokenStart..<tokenEnd` in the window.
@@ -88,17 +104,28 @@ public final class JSONEventReader {
         self.init(source: .data(data, next: 0), maxDepth: maxDepth, chunkSize: chunkSize)
     }
 
-    private init(source: Source, maxDepth: Int, chunkSize: Int) {
+    private init(source: Source, maxDepth: Int, chunkSize: Int, fastPath: Bool = true) {
         self.source = source
         self.maxDepth = maxDepth
         self.chunkSize = max(16, chunkSize)
+        self.fastPath = fastPath
         storage = .allocate(byteCount: self.chunkSize * 2, alignment: 16)
+        containers = .allocate(capacity: containerCapacity)
+        lineCounting = LineCounting.choose(for: source)
     }
 
-    deinit { storage.deallocate() }
+    /// Reads `data` with the fast path on or off, for tests that compare the two.
+    convenience init(data: Data, chunkSize: Int, fastPath: Bool) {
+        self.init(source: .data(data, next: 0), maxDepth: 512, chunkSize: chunkSize, fastPath: fastPath)
+    }
+
+    deinit {
+        storage.deallocate()
+        containers.deallocate()
+    }
 
     /// The current nesting depth: 0 outside every container.
-    public var depth: Int { containers.count }
+    public var depth: Int { openCount }
 
     // MARK: Reading events
 
@@ -133,6 +160,13 @@ public final class JSONEventReader {
         return JSONScan.text(UnsafeRawBufferPointer(rebasing: window[tokenStart..<tokenEnd]))
     }
 
+    /// Appends the UTF-8 of the last `key` or `string` token's text (decoded, without quotes) to `output`, with no
+    /// `String` made: its bytes were checked to be UTF-8 as they were scanned, and escapes decode to UTF-8.
+    func appendTokenText(to output: inout [UInt8]) {
+        let window = UnsafeRawBufferPointer(start: storage.baseAddress, count: end)
+        JSONScan.appendUnescaped(window, tokenStart + 1, tokenEnd - 1, to: &output, repairs: &notes.replacedSurrogates)
+    }
+
     /// Whether the last `key`, `string` or `number` token's bytes are its JSON text as ``JSONWriter`` writes it:
     /// a number, or a string of plain ASCII without escapes.
     public var tokenIsVerbatim: Bool { !tokenShape.escaped && !tokenShape.nonASCII }
@@ -152,6 +186,12 @@ public final class JSONEventReader {
         if !pushedBack.isEmpty {
             return pushedBack.removeLast()
         }
+        if fastPath, let token = fastToken() { return token }
+        return try referenceToken()
+    }
+
+    /// The next token by the reference grammar: refills, the document's first value and end, and every error.
+    private func referenceToken() throws(JSONParseError) -> JSONToken? {
         if !started { try start() }
         switch state {
         case .done:
@@ -178,11 +218,12 @@ public final class JSONEventReader {
             return try key()
         case .afterValue:
             try skipWhitespace()
-            guard let isObject = containers.last else {
+            guard openCount > 0 else {
                 if position < end { throw fail("unexpected text after the JSON value") }
                 state = .done
                 return nil
             }
+            let isObject = containers[openCount - 1]
             if peek(UInt8(ascii: ",")) {
                 position += 1
                 if isObject {
@@ -205,6 +246,107 @@ public final class JSONEventReader {
         }
     }
 
+    /// The next token when it lies whole in the window and is well-formed, read with the window's bounds and the
+    /// state in locals; `nil`, with nothing changed, for anything else, which ``referenceToken()`` then reads: a token
+    /// cut by the window's end, the first value and what follows the last, and every error (so the wording of errors
+    /// has one place).
+    @inline(__always)
+    private func fastToken() -> JSONToken? {
+        guard let base = storage.baseAddress else { return nil }
+        let end = self.end
+        let bytes = base.assumingMemoryBound(to: UInt8.self)
+        let window = UnsafeRawBufferPointer(start: base, count: end)
+
+        @inline(__always) func skipBlank(_ index: Int) -> Int {
+            if index < end, bytes[index] > 0x20 { return index }
+            return JSONScan.skipWhitespace(window, index)
+        }
+        @inline(__always) func string(at index: Int, shape: inout JSONScan.StringShape) -> Int? {
+            guard case .complete(let after) = JSONScan.string(window, from: index, final: false, shape: &shape, checkUTF8: true) else { return nil }
+            return after
+        }
+        @inline(__always) func scalar(_ token: JSONToken, _ start: Int, _ after: Int, _ shape: JSONScan.StringShape) -> JSONToken {
+            tokenStart = start
+            tokenEnd = after
+            tokenShape = shape
+            position = after
+            state = .afterValue
+            return token
+        }
+        @inline(__always) func literal(_ token: JSONToken, _ text: StaticString, at index: Int) -> JSONToken? {
+            let length = text.utf8CodeUnitCount
+            guard index + length <= end, memcmp(bytes + index, text.utf8Start, length) == 0 else { return nil }
+            return scalar(token, index, index + length, JSONScan.StringShape())
+        }
+        @inline(__always) func value(at index: Int) -> JSONToken? {
+            switch bytes[index] {
+            case JSONScan.quote:
+                var shape = JSONScan.StringShape()
+                guard let after = string(at: index, shape: &shape) else { return nil }
+                return scalar(.string, index, after, shape)
+            case UInt8(ascii: "{"), UInt8(ascii: "["):
+                guard openCount < maxDepth else { return nil }
+                let isObject = bytes[index] == UInt8(ascii: "{")
+                open(isObject: isObject)
+                position = index + 1
+                state = isObject ? .firstMemberOrEnd : .firstElementOrEnd
+                return isObject ? .objectStart : .arrayStart
+            case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+                guard case .complete(let after) = JSONScan.number(window, from: index, final: false) else { return nil }
+                return scalar(.number, index, after, JSONScan.StringShape())
+            case UInt8(ascii: "t"): return literal(.true, "true", at: index)
+            case UInt8(ascii: "f"): return literal(.false, "false", at: index)
+            case UInt8(ascii: "n"): return literal(.null, "null", at: index)
+            default: return nil
+            }
+        }
+        @inline(__always) func key(at index: Int) -> JSONToken? {
+            guard bytes[index] == JSONScan.quote else { return nil }
+            var shape = JSONScan.StringShape()
+            guard let after = string(at: index, shape: &shape) else { return nil }
+            let colon = skipBlank(after)
+            guard colon < end, bytes[colon] == UInt8(ascii: ":") else { return nil }
+            tokenStart = index
+            tokenEnd = after
+            tokenShape = shape
+            position = colon + 1
+            state = .value
+            return .key
+        }
+        @inline(__always) func close(at index: Int) -> JSONToken {
+            openCount -= 1
+            position = index + 1
+            state = .afterValue
+            return containers[openCount] ? .objectEnd : .arrayEnd
+        }
+
+        let index = skipBlank(position)
+        guard index < end else { return nil }
+        switch state {
+        case .afterValue:
+            guard openCount > 0 else { return nil }
+            let isObject = containers[openCount - 1]
+            let byte = bytes[index]
+            if byte == UInt8(ascii: ",") {
+                let next = skipBlank(index + 1)
+                guard next < end else { return nil }
+                return isObject ? key(at: next) : value(at: next)
+            }
+            guard byte == (isObject ? UInt8(ascii: "}") : UInt8(ascii: "]")) else { return nil }
+            return close(at: index)
+        case .value:
+            return value(at: index)
+        case .key:
+            return key(at: index)
+        case .firstMemberOrEnd:
+            return bytes[index] == UInt8(ascii: "}") ? close(at: index) : key(at: index)
+        case .firstElementOrEnd:
+            return bytes[index] == UInt8(ascii: "]") ? close(at: index) : value(at: index)
+        case .firstValue, .done:
+            return nil
+        }
+    }
+
     /// Gives back the token just returned by ``nextToken()``, so that the next call returns it again (once).
     /// Tokens given back are returned last in, first out.
     public func pushBack(_ token: JSONToken) {
@@ -220,8 +362,10 @@ public final class JSONEventReader {
 
     /// After an `objectStart` or `arrayStart` token, skips to the end of that container.
     public func skipRest() throws(JSONParseError) {
-        let target = depth - 1
-        while depth > target {
+        let target = openCount - 1
+        while openCount > target {
+            // The loop that skipping spends its time in: the fast path inlined, the rest as nextToken does it.
+            if fastPath, pushedBack.isEmpty, fastToken() != nil { continue }
             guard try nextToken() != nil else { return }
         }
     }
@@ -299,7 +443,7 @@ public final class JSONEventReader {
             hadByteOrderMark = true
             position = 3
             // Columns on the first line count from after the mark, as the tree parser's do.
-            lineStartBefore = 3
+            lineStartBefore = 3  // used when lines are counted as they are dropped; linesDropped() knows it otherwise
         }
     }
 
@@ -308,10 +452,10 @@ public final class JSONEventReader {
         let byte = storage[position]
         switch byte {
         case UInt8(ascii: "{"), UInt8(ascii: "["):
-            guard containers.count < maxDepth else { throw fail("nesting deeper than \(maxDepth) levels") }
+            guard openCount < maxDepth else { throw fail("nesting deeper than \(maxDepth) levels") }
             position += 1
             let isObject = byte == UInt8(ascii: "{")
-            containers.append(isObject)
+            open(isObject: isObject)
             state = isObject ? .firstMemberOrEnd : .firstElementOrEnd
             return isObject ? .objectStart : .arrayStart
         case JSONScan.quote:
@@ -355,16 +499,29 @@ public final class JSONEventReader {
 
     private func close() -> JSONToken {
         position += 1
-        let isObject = containers.removeLast()
+        openCount -= 1
         state = .afterValue
-        return isObject ? .objectEnd : .arrayEnd
+        return containers[openCount] ? .objectEnd : .arrayEnd
+    }
+
+    @inline(__always)
+    private func open(isObject: Bool) {
+        if openCount == containerCapacity {
+            let larger = UnsafeMutablePointer<Bool>.allocate(capacity: containerCapacity * 2)
+            larger.moveInitialize(from: containers, count: openCount)
+            containers.deallocate()
+            containers = larger
+            containerCapacity *= 2
+        }
+        containers[openCount] = isObject
+        openCount += 1
     }
 
     private func scanString() throws(JSONParseError) {
         var shape = JSONScan.StringShape()
         try scan { window, start, final in
             shape = JSONScan.StringShape()
-            return JSONScan.string(window, from: start, final: final, shape: &shape)
+            return JSONScan.string(window, from: start, final: final, shape: &shape, checkUTF8: true)
         }
         tokenShape = shape
     }
@@ -442,17 +599,19 @@ public final class JSONEventReader {
     private func refill(keeping: Int? = nil) throws(JSONParseError) -> Int {
         let keepFrom = max(0, (keeping ?? position) - 32)
         if keepFrom > 0 {
-            // Lines are only ever needed for an error, but dropped bytes cannot be read again: they are counted as
-            // they go, a word at a time.
-            let dropped = JSONScan.Words.newlines(UnsafeRawBufferPointer(rebasing: storage[0..<keepFrom]))
-            linesBefore += dropped.count
-            if let lineStart = dropped.lineStart { lineStartBefore = lineStart }
-            lineStartBefore -= keepFrom
+            if case .asDropped = lineCounting {
+                // Lines are only ever needed for an error, but these bytes cannot be read again: they are counted
+                // as they go, a word at a time.
+                let lines = JSONScan.Words.newlines(UnsafeRawBufferPointer(rebasing: storage[0..<keepFrom]))
+                linesBefore += lines.count
+                if let lineStart = lines.lineStart { lineStartBefore = lineStart }
+                lineStartBefore -= keepFrom
+            }
             // The regions overlap; copyMemory moves them as memmove does.
             UnsafeMutableRawBufferPointer(rebasing: storage[0..<(end - keepFrom)]).copyMemory(from: UnsafeRawBufferPointer(rebasing: storage[keepFrom..<end]))
             end -= keepFrom
             position -= keepFrom
-            checkedUTF8 -= keepFrom
+            dropped += keepFrom
         }
         let received: Int
         switch source {
@@ -471,21 +630,15 @@ public final class JSONEventReader {
         } else {
             atEOF = true
         }
-        let window = UnsafeRawBufferPointer(start: storage.baseAddress, count: end)
         if !checkedHead {
             // UTF-16 and UTF-32 are told apart from UTF-8 by the first bytes, before any of them is judged.
             guard end >= 4 || atEOF else { return keepFrom }
             checkedHead = true
+            let window = UnsafeRawBufferPointer(start: storage.baseAddress, count: end)
             if let wide = JSONScan.wideEncoding(head: Array(window.prefix(4))) {
                 throw JSONScan.error(wide, at: 0, in: UnsafeRawBufferPointer(rebasing: window[0..<0]))
             }
         }
-        let check = JSONScan.checkUTF8(window, from: checkedUTF8, final: atEOF)
-        if let invalid = check.invalid {
-            let reason = "not valid UTF-8: byte \(String(format: "0x%02X", storage[invalid]))"
-            throw JSONScan.error(reason, at: invalid, in: window, linesBefore: linesBefore, lineStartBefore: lineStartBefore)
-        }
-        checkedUTF8 = check.checkedEnd
         return keepFrom
     }
 
@@ -547,6 +700,77 @@ public final class JSONEventReader {
             at -= shift
         }
         let window = UnsafeRawBufferPointer(start: storage.baseAddress, count: end)
-        return JSONScan.error(reason, at: at, in: window, linesBefore: linesBefore, lineStartBefore: lineStartBefore)
+        var reason = reason
+        // Outside strings bytes above 0x7F are never valid JSON; one that is not UTF-8 either is named as such.
+        if at < end, window[at] >= 0x80 {
+            switch JSONScan.sequence(window, at: at) {
+            case .valid: break
+            case .cut where !atEOF: break
+            case .cut, .invalid: reason = JSONScan.notUTF8(window[at])
+            }
+        }
+        let lines = linesDropped()
+        return JSONScan.error(reason, at: at, in: window, linesBefore: lines.count, lineStartBefore: lines.lineStartBefore)
+    }
+
+    // MARK: Lines, for errors
+
+    /// How the newlines in bytes dropped from the window are known.
+    private enum LineCounting {
+        /// Counted as they are dropped: the input cannot be read again.
+        case asDropped
+        /// Counted from the input when an error needs them: the source's data, or a regular file read again with
+        /// `pread` from this offset (where the reader started).
+        case fromSource(fileOffset: Int64?)
+
+        static func choose(for source: Source) -> LineCounting {
+            switch source {
+            case .data: return .fromSource(fileOffset: nil)
+            case .handle(_, pending: _?): return .asDropped
+            case .handle(let handle, nil):
+                #if canImport(Glibc) || canImport(Darwin)
+                var status = stat()
+                guard fstat(handle.fileDescriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { return .asDropped }
+                let offset = lseek(handle.fileDescriptor, 0, SEEK_CUR)
+                return offset >= 0 ? .fromSource(fileOffset: Int64(offset)) : .asDropped
+                #else
+                return .asDropped
+                #endif
+            }
+        }
+    }
+
+    /// The newlines in the bytes dropped so far, and where the line at the window's start began (relative to the
+    /// window, so zero or negative): what ``JSONScan/error(_:at:in:linesBefore:lineStartBefore:)`` needs.
+    private func linesDropped() -> (count: Int, lineStartBefore: Int) {
+        // Columns on the first line count from after a byte order mark, as the tree parser's do.
+        let firstLineStart = hadByteOrderMark ? 3 : 0
+        switch (lineCounting, source) {
+        case (.asDropped, _):
+            return (linesBefore, lineStartBefore)
+        case (.fromSource, .data(let data, _)):
+            let lines = data.withUnsafeBytes { JSONScan.Words.newlines(UnsafeRawBufferPointer(rebasing: $0[0..<dropped])) }
+            return (lines.count, (lines.lineStart ?? firstLineStart) - dropped)
+        case (.fromSource(let fileOffset), .handle(let handle, _)):
+            var count = 0
+            var lineStart: Int?
+            #if canImport(Glibc) || canImport(Darwin)
+            let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: 16)
+            defer { chunk.deallocate() }
+            var done = 0
+            while done < dropped {
+                let wanted = min(chunk.count, dropped - done)
+                let got = pread(handle.fileDescriptor, chunk.baseAddress, wanted, off_t((fileOffset ?? 0) + Int64(done)))
+                if got < 0, errno == EINTR { continue }
+                // A file cut short since it was read gives what is left; the position is then the best known.
+                guard got > 0 else { break }
+                let lines = JSONScan.Words.newlines(UnsafeRawBufferPointer(rebasing: chunk[0..<got]))
+                count += lines.count
+                if let start = lines.lineStart { lineStart = done + start }
+                done += got
+            }
+            #endif
+            return (count, (lineStart ?? firstLineStart) - dropped)
+        }
     }
 }

@@ -32,8 +32,11 @@ enum JSONScan {
     /// Scans a string whose opening quote is at `start`, checking escapes but not building the text.
     ///
     /// Runs of plain ASCII are skipped eight bytes at a time (``Words/skipPlain(_:from:)``); the byte-at-a-time
-    /// original is kept as ``JSONSimpleScan/string(_:from:final:shape:)``, the reference this must agree with.
-    static func string(_ bytes: UnsafeRawBufferPointer, from start: Int, final: Bool, shape: inout StringShape) -> Outcome {
+    /// original is kept as ``JSONSimpleScan/string(_:from:final:shape:checkUTF8:)``, the reference this must agree with.
+    /// - Parameter checkUTF8: judge each multi-byte sequence as it is passed (the streaming reader's only UTF-8 check:
+    ///   bytes above 0x7F are valid nowhere else). The tree parser's input is checked whole before, so it passes false.
+    @inline(__always)
+    static func string(_ bytes: UnsafeRawBufferPointer, from start: Int, final: Bool, shape: inout StringShape, checkUTF8: Bool = false) -> Outcome {
         let count = bytes.count
         var index = start + 1
         while true {
@@ -44,6 +47,14 @@ enum JSONScan {
             if byte == quote { return .complete(index + 1) }
             if byte >= 0x80 {
                 shape.nonASCII = true
+                if checkUTF8 {
+                    switch sequence(bytes, at: index) {
+                    case .valid(let length): index += length
+                    case .cut: return final ? .failure(notUTF8(byte), index) : .needMore
+                    case .invalid: return .failure(notUTF8(byte), index)
+                    }
+                    continue
+                }
                 // Continuation bytes (and further multi-byte characters) can be neither quotes nor escapes.
                 index += 1
                 while index < count, bytes[index] >= 0x80 { index += 1 }
@@ -81,14 +92,22 @@ enum JSONScan {
         }
         var output: [UInt8] = []
         output.reserveCapacity(end - start)
+        appendUnescaped(bytes, start, end, to: &output, repairs: &repairs)
+        if !shape.nonASCII { return String(decoding: output, as: UTF8.self) }
+        return String(validating: output, as: UTF8.self)
+    }
+
+    /// Appends the UTF-8 of the string between quotes at `start..<end` (scanned by ``string(_:from:final:shape:checkUTF8:)``,
+    /// so every escape is complete and valid): runs without a backslash are copied whole, escapes are worked out.
+    /// A lone UTF-16 surrogate escape becomes U+FFFD and is counted in `repairs`.
+    static func appendUnescaped(_ bytes: UnsafeRawBufferPointer, _ start: Int, _ end: Int, to output: inout [UInt8], repairs: inout Int) {
+        guard let base = bytes.baseAddress else { return }
         var index = start
         while index < end {
-            let byte = bytes[index]
-            guard byte == backslash else {
-                output.append(byte)
-                index += 1
-                continue
-            }
+            let backslashAt = memchr(base + index, Int32(backslash), end - index).map { UnsafeRawPointer($0) - base } ?? end
+            output.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[index..<backslashAt]))
+            index = backslashAt
+            guard index < end else { return }
             let escape = bytes[index + 1]
             index += 2
             switch escape {
@@ -114,8 +133,6 @@ enum JSONScan {
             default: output.append(escape)  // `"`, `\` and `/` stand for themselves
             }
         }
-        if !shape.nonASCII { return String(decoding: output, as: UTF8.self) }
-        return String(validating: output, as: UTF8.self)
     }
 
     /// The bytes as `UInt8`s: the standard library's fast paths take typed buffers, not raw ones.
@@ -164,6 +181,7 @@ enum JSONScan {
     // MARK: Numbers and literals
 
     /// Scans a number starting at `start` (a `-` or a digit) by the JSON grammar.
+    @inline(__always)
     static func number(_ bytes: UnsafeRawBufferPointer, from start: Int, final: Bool) -> Outcome {
         let count = bytes.count
         var index = start
@@ -302,6 +320,9 @@ enum JSONScan {
     }
 
     // MARK: Errors
+
+    /// The reason given for a byte that does not belong to a valid UTF-8 sequence.
+    static func notUTF8(_ byte: UInt8) -> String { "not valid UTF-8: byte \(String(format: "0x%02X", byte))" }
 
     /// `'x'` for a printable ASCII byte, `0xNN` otherwise.
     static func describe(_ byte: UInt8) -> String {

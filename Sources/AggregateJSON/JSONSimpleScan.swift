@@ -3,8 +3,10 @@
 /// from both on every input. The word-at-a-time scans finish the last few bytes of a window (less than a word) with
 /// these.
 enum JSONSimpleScan {
-    /// ``JSONScan/string(_:from:final:shape:)``, one byte at a time.
-    static func string(_ bytes: UnsafeRawBufferPointer, from start: Int, final: Bool, shape: inout JSONScan.StringShape) -> JSONScan.Outcome {
+    /// ``JSONScan/string(_:from:final:shape:checkUTF8:)``, one byte at a time.
+    static func string(
+        _ bytes: UnsafeRawBufferPointer, from start: Int, final: Bool, shape: inout JSONScan.StringShape, checkUTF8: Bool = false
+    ) -> JSONScan.Outcome {
         let count = bytes.count
         var index = start + 1
         while true {
@@ -14,7 +16,15 @@ enum JSONSimpleScan {
             if byte == JSONScan.quote { return .complete(index + 1) }
             if byte >= 0x80 {
                 shape.nonASCII = true
-                index += 1
+                guard checkUTF8 else {
+                    index += 1
+                    continue
+                }
+                switch JSONScan.sequence(bytes, at: index) {
+                case .valid(let length): index += length
+                case .cut: return final ? .failure(JSONScan.notUTF8(byte), index) : .needMore
+                case .invalid: return .failure(JSONScan.notUTF8(byte), index)
+                }
                 continue
             }
             if byte < 0x20 { return .failure("control character in a string (must be escaped)", index) }

@@ -249,11 +249,14 @@ extension JSONOutline {
             }
         }
         func emit(_ text: StaticString) { emit(UnsafeRawBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount)) }
-        // A value that is written quoted again: escapes are worked out on bytes, with no String made on the way out.
+        // A value that is written quoted again: escapes are worked out on bytes, with no String made on the way.
         var quoted: [UInt8] = []
-        func emitQuoted(_ text: String) {
+        var unescaped: [UInt8] = []
+        func emitRequoted() {
+            unescaped.removeAll(keepingCapacity: true)
+            reader.appendTokenText(to: &unescaped)
             quoted.removeAll(keepingCapacity: true)
-            JSONWriter.appendQuoted(text, to: &quoted)
+            unescaped.withUnsafeBufferPointer { JSONWriter.appendQuoted(utf8: $0, to: &quoted) }
             quoted.withUnsafeBytes { emit($0) }
         }
         func keySegment(_ key: String, first: Bool) -> [UInt8] {
@@ -318,7 +321,7 @@ extension JSONOutline {
                     }
                     quoted.withUnsafeBytes { emit($0) }
                 } else {
-                    emitQuoted(try reader.text())
+                    emitRequoted()
                 }
             case .number: reader.withTokenBytes { emit($0) }
             case .true: emit("true")

@@ -5,7 +5,7 @@ import Foundation
 import Testing
 
 /// Writes random JSON text: nested containers, escapes, non-ASCII, surrogate pairs, big and odd numbers, whitespace.
-private struct CorpusWriter {
+struct CorpusWriter {
     var random: SeededGenerator
     let pieces = ["a", "é", "日本", "🎉", "\\n", "\\\"", "\\\\", "\\/", "\\u00e9", "\\ud83c\\udf89", "\\t", " ", "x.y", "[0]", "\u{2028}"]
     let numbers = ["0", "-0", "1", "-17", "4.50", "1e3", "-2.5E-7", "1097002747000", "1334567890123456789012", "0.1", "9007199254740993"]

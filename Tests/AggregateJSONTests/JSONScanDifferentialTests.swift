@@ -44,16 +44,17 @@ import Testing
                 let bytes = [UInt8](repeating: 0x20, count: padding) + [0x22] + input + [0x22] + Array(" ,1".utf8)
                 bytes.withUnsafeBytes { buffer in
                     for start in 0..<buffer.count {
-                        for final in [true, false] {
+                        // The streaming reader checks UTF-8 as it scans strings; the tree parser does not.
+                        for final in [true, false] { for checkUTF8 in [true, false] {
                             var fast = JSONScan.StringShape()
                             var simple = JSONScan.StringShape()
-                            let fastOutcome = JSONScan.string(buffer, from: start, final: final, shape: &fast)
-                            let simpleOutcome = JSONSimpleScan.string(buffer, from: start, final: final, shape: &simple)
-                            #expect(fastOutcome == simpleOutcome, "string at \(start) of \(bytes)")
+                            let fastOutcome = JSONScan.string(buffer, from: start, final: final, shape: &fast, checkUTF8: checkUTF8)
+                            let simpleOutcome = JSONSimpleScan.string(buffer, from: start, final: final, shape: &simple, checkUTF8: checkUTF8)
+                            #expect(fastOutcome == simpleOutcome, "string at \(start) of \(bytes) (UTF-8 checked: \(checkUTF8))")
                             if case .complete = simpleOutcome {
                                 #expect(fast.escaped == simple.escaped && fast.nonASCII == simple.nonASCII, "shape at \(start) of \(bytes)")
                             }
-                        }
+                        } }
                     }
                 }
             }
