@@ -30,9 +30,17 @@ import Testing
         let wrong = try await EmulatorFixtures.get(server, "/nytimes/articlesearch.json?q=moon&api-key=not-the-key")
         #expect(wrong.status == 401)
         #expect(!String(decoding: wrong.body, as: UTF8.self).contains("not-the-key"), "the refused key is not echoed")
-        // The definition's budget is the API's documented 5 requests a minute.
+        // The definition's budget is the API's documented 5 requests a minute. Six requests that took longer than
+        // that minute (the whole test run shares two cores, and once took five minutes here) prove nothing either
+        // way, so they are sent again to a fresh emulator, whose window starts anew.
         var statuses: [Int] = []
-        for _ in 0..<6 { statuses.append(try await EmulatorFixtures.get(server, "/nytimes/articlesearch.json?q=moon&api-key=sandbox-nytimes-api-key").status) }
+        for _ in 0..<5 {
+            let fresh = try Self.server("NYTimes")
+            let started = Date()
+            statuses = []
+            for _ in 0..<6 { statuses.append(try await EmulatorFixtures.get(fresh, "/nytimes/articlesearch.json?q=moon&api-key=sandbox-nytimes-api-key").status) }
+            if Date().timeIntervalSince(started) < 50 { break }
+        }
         #expect(statuses == [200, 200, 200, 200, 200, 429])
     }
 
