@@ -250,8 +250,9 @@ public final class JSONEventReader {
     /// state in locals; `nil`, with nothing changed, for anything else, which ``referenceToken()`` then reads: a token
     /// cut by the window's end, the first value and what follows the last, and every error (so the wording of errors
     /// has one place).
+    /// - Parameter skipping: the token's bytes will not be asked for (``skipRest()``), so its range is not recorded.
     @inline(__always)
-    private func fastToken() -> JSONToken? {
+    private func fastToken(skipping: Bool = false) -> JSONToken? {
         guard let base = storage.baseAddress else { return nil }
         let end = self.end
         let bytes = base.assumingMemoryBound(to: UInt8.self)
@@ -266,9 +267,11 @@ public final class JSONEventReader {
             return after
         }
         @inline(__always) func scalar(_ token: JSONToken, _ start: Int, _ after: Int, _ shape: JSONScan.StringShape) -> JSONToken {
-            tokenStart = start
-            tokenEnd = after
-            tokenShape = shape
+            if !skipping {
+                tokenStart = start
+                tokenEnd = after
+                tokenShape = shape
+            }
             position = after
             state = .afterValue
             return token
@@ -306,9 +309,11 @@ public final class JSONEventReader {
             guard let after = string(at: index, shape: &shape) else { return nil }
             let colon = skipBlank(after)
             guard colon < end, bytes[colon] == UInt8(ascii: ":") else { return nil }
-            tokenStart = index
-            tokenEnd = after
-            tokenShape = shape
+            if !skipping {
+                tokenStart = index
+                tokenEnd = after
+                tokenShape = shape
+            }
             position = colon + 1
             state = .value
             return .key
@@ -365,7 +370,7 @@ public final class JSONEventReader {
         let target = openCount - 1
         while openCount > target {
             // The loop that skipping spends its time in: the fast path inlined, the rest as nextToken does it.
-            if fastPath, pushedBack.isEmpty, fastToken() != nil { continue }
+            if fastPath, pushedBack.isEmpty, fastToken(skipping: true) != nil { continue }
             guard try nextToken() != nil else { return }
         }
     }

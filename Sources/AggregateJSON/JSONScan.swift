@@ -287,7 +287,7 @@ enum JSONScan {
     }
 
     /// What a multi-byte UTF-8 sequence starting at a byte above 0x7F is.
-    enum Sequence {
+    enum Sequence: Equatable {
         /// A valid sequence of this many bytes.
         case valid(Int)
         /// The bytes end before the sequence does.
@@ -296,27 +296,34 @@ enum JSONScan {
         case invalid
     }
 
-    /// Judges the multi-byte sequence whose lead byte (above 0x7F) is at `index`.
+    /// Judges the multi-byte sequence whose lead byte (above 0x7F) is at `index`, from the lead byte's range and the
+    /// few second bytes that make a sequence overlong, a surrogate or past U+10FFFF, without working out the scalar.
+    /// ``JSONSimpleScan/sequence(_:at:)``, which does, is the reference it must agree with.
     @inline(__always)
     static func sequence(_ bytes: UnsafeRawBufferPointer, at index: Int) -> Sequence {
         let lead = bytes[index]
-        let length: Int
-        let minimum: UInt32
-        switch lead {
-        case 0xC2...0xDF: length = 2; minimum = 0x80
-        case 0xE0...0xEF: length = 3; minimum = 0x800
-        case 0xF0...0xF4: length = 4; minimum = 0x10000
-        default: return .invalid
+        let count = bytes.count
+        @inline(__always) func continues(_ offset: Int) -> Bool { bytes[index + offset] & 0xC0 == 0x80 }
+        if lead < 0xE0 {
+            guard lead >= 0xC2 else { return .invalid }  // a continuation byte, or an overlong lead
+            guard index + 2 <= count else { return .cut }
+            return continues(1) ? .valid(2) : .invalid
         }
-        guard index + length <= bytes.count else { return .cut }
-        var scalar = UInt32(lead) & (0xFF >> (length + 1))
-        for offset in 1..<length {
-            let next = bytes[index + offset]
-            guard next & 0xC0 == 0x80 else { return .invalid }
-            scalar = scalar << 6 | UInt32(next & 0x3F)
+        if lead < 0xF0 {
+            guard index + 3 <= count else { return .cut }
+            guard continues(1), continues(2) else { return .invalid }
+            let second = bytes[index + 1]
+            if lead == 0xE0 && second < 0xA0 { return .invalid }  // overlong
+            if lead == 0xED && second >= 0xA0 { return .invalid }  // a UTF-16 surrogate
+            return .valid(3)
         }
-        if scalar < minimum || scalar > 0x10FFFF || (0xD800...0xDFFF).contains(scalar) { return .invalid }
-        return .valid(length)
+        guard lead <= 0xF4 else { return .invalid }
+        guard index + 4 <= count else { return .cut }
+        guard continues(1), continues(2), continues(3) else { return .invalid }
+        let second = bytes[index + 1]
+        if lead == 0xF0 && second < 0x90 { return .invalid }  // overlong
+        if lead == 0xF4 && second >= 0x90 { return .invalid }  // past U+10FFFF
+        return .valid(4)
     }
 
     // MARK: Errors

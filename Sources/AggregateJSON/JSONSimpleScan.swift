@@ -20,7 +20,7 @@ enum JSONSimpleScan {
                     index += 1
                     continue
                 }
-                switch JSONScan.sequence(bytes, at: index) {
+                switch sequence(bytes, at: index) {
                 case .valid(let length): index += length
                 case .cut: return final ? .failure(JSONScan.notUTF8(byte), index) : .needMore
                 case .invalid: return .failure(JSONScan.notUTF8(byte), index)
@@ -70,8 +70,8 @@ enum JSONSimpleScan {
         return index
     }
 
-    /// ``JSONScan/checkUTF8(_:from:final:)`` with ASCII passed one byte at a time (multi-byte sequences are judged
-    /// by the same ``JSONScan/sequence(_:at:)``).
+    /// ``JSONScan/checkUTF8(_:from:final:)`` with ASCII passed one byte at a time and multi-byte sequences judged
+    /// by ``sequence(_:at:)``.
     static func checkUTF8(_ bytes: UnsafeRawBufferPointer, from: Int, final: Bool) -> (invalid: Int?, checkedEnd: Int) {
         var index = from
         let count = bytes.count
@@ -81,13 +81,36 @@ enum JSONSimpleScan {
                 index += 1
                 continue
             }
-            switch JSONScan.sequence(bytes, at: index) {
+            switch sequence(bytes, at: index) {
             case .valid(let length): index += length
             case .cut: return final ? (index, index) : (nil, index)
             case .invalid: return (index, index)
             }
         }
         return (nil, index)
+    }
+
+    /// ``JSONScan/sequence(_:at:)`` by working out the scalar: the sequence's length from its lead byte, then the
+    /// scalar checked against the least one of that length, the surrogates and U+10FFFF.
+    static func sequence(_ bytes: UnsafeRawBufferPointer, at index: Int) -> JSONScan.Sequence {
+        let lead = bytes[index]
+        let length: Int
+        let minimum: UInt32
+        switch lead {
+        case 0xC2...0xDF: length = 2; minimum = 0x80
+        case 0xE0...0xEF: length = 3; minimum = 0x800
+        case 0xF0...0xF4: length = 4; minimum = 0x10000
+        default: return .invalid
+        }
+        guard index + length <= bytes.count else { return .cut }
+        var scalar = UInt32(lead) & (0xFF >> (length + 1))
+        for offset in 1..<length {
+            let next = bytes[index + offset]
+            guard next & 0xC0 == 0x80 else { return .invalid }
+            scalar = scalar << 6 | UInt32(next & 0x3F)
+        }
+        if scalar < minimum || scalar > 0x10FFFF || (0xD800...0xDFFF).contains(scalar) { return .invalid }
+        return .valid(length)
     }
 
     /// ``JSONScan/skipWhitespace(_:_:)``, one byte at a time.

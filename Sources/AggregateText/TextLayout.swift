@@ -26,16 +26,22 @@ public enum TextLayout {
     /// `text` on one line, cut to `columns` with `…` when it is longer.
     public static func truncate(_ text: String, to columns: Int) -> String {
         let flat = text.split(whereSeparator: \.isNewline).joined(separator: " ")
-        guard width(flat) > columns else { return flat }
-        guard columns > 1 else { return columns == 1 ? "…" : "" }
-        var result = ""
+        // Characters are measured only until the text is known to be too wide, however long it is (an outline
+        // shows the first columns of strings that can be megabytes long).
         var used = 0
-        for character in flat {
-            let characterWidth = width(of: character)
-            if used + characterWidth > columns - 1 { break }
-            result.append(character)
+        var cut: String.Index?
+        var index = flat.startIndex
+        while index < flat.endIndex, used <= columns {
+            let characterWidth = width(of: flat[index])
+            // The first character that does not fit before the ellipsis: the kept text ends before it.
+            if cut == nil, used + characterWidth > columns - 1 { cut = index }
             used += characterWidth
+            index = flat.index(after: index)
         }
+        guard used > columns else { return flat }
+        // With two columns or more, measuring ran past the first character that does not fit: `cut` is set.
+        guard columns > 1, let cut else { return columns == 1 ? "…" : "" }
+        var result = String(flat[..<cut])
         while result.last == " " { result.removeLast() }
         return result + "…"
     }

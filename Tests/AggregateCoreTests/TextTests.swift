@@ -1,4 +1,5 @@
 import AggregateCore
+import AggregateTestSupport
 import AggregateText
 import Foundation
 import Testing
@@ -40,6 +41,33 @@ import Testing
         #expect(TextLayout.truncate("東京東京東京", to: 7) == "東京東…")
         #expect(TextLayout.width(TextLayout.truncate("東京東京東京", to: 7)) <= 7)
         #expect(TextLayout.truncate("line\nbreak", to: 20) == "line break")
+    }
+
+    /// Truncation measures only until the text is too wide; it must cut where measuring the whole text did.
+    @Test func truncationThatStopsEarlyCutsWhereMeasuringEverythingDid() {
+        func measuringEverything(_ text: String, _ columns: Int) -> String {
+            let flat = text.split(whereSeparator: \.isNewline).joined(separator: " ")
+            guard TextLayout.width(flat) > columns else { return flat }
+            guard columns > 1 else { return columns == 1 ? "…" : "" }
+            var result = ""
+            var used = 0
+            for character in flat {
+                let characterWidth = TextLayout.width(of: character)
+                if used + characterWidth > columns - 1 { break }
+                result.append(character)
+                used += characterWidth
+            }
+            while result.last == " " { result.removeLast() }
+            return result + "…"
+        }
+        let pieces = ["a", "word ", " ", "東", "🎉", "e\u{301}", "\u{301}", "\n", "\r\n", "\n\n", "\u{7}", "☕", "é", "  "]
+        var random = SeededGenerator(state: 1206)
+        for _ in 0..<2000 {
+            let text = (0..<Int.random(in: 0..<14, using: &random)).map { _ in pieces.randomElement(using: &random) ?? "" }.joined()
+            for columns in -1...12 {
+                #expect(TextLayout.truncate(text, to: columns) == measuringEverything(text, columns), "\(text.debugDescription) to \(columns)")
+            }
+        }
     }
 
     @Test func wrapsAtWordsAndSplitsLongWords() {

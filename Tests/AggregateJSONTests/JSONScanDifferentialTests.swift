@@ -61,6 +61,32 @@ import Testing
         }
     }
 
+    /// Every lead byte with every second byte, the third and fourth from each edge of the continuation range, and
+    /// every cut: the range checks of ``JSONScan/sequence(_:at:)`` judge as working out the scalar does.
+    @Test func sequenceJudgementsAgreeWithWorkingOutTheScalar() {
+        let edges: [UInt8] = [0x00, 0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0, 0xFF]
+        var judged = 0
+        var mismatches: [[UInt8]] = []
+        for lead in UInt8(0x80)...0xFF {
+            for second in UInt8(0)...0xFF {
+                for third in edges {
+                    for fourth in edges {
+                        let bytes = [lead, second, third, fourth]
+                        bytes.withUnsafeBytes { whole in
+                            for length in 1...4 {
+                                let window = UnsafeRawBufferPointer(rebasing: whole[0..<length])
+                                if JSONScan.sequence(window, at: 0) != JSONSimpleScan.sequence(window, at: 0) { mismatches.append(Array(window)) }
+                                judged += 1
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        #expect(mismatches.isEmpty, "\(mismatches.prefix(5))")
+        #expect(judged == 128 * 256 * 100 * 4)
+    }
+
     @Test func utf8WhitespaceAndNewlineScansAgreeAtEveryOffset() {
         for input in Self.inputs(count: 3000, seed: 2024) {
             input.withUnsafeBytes { buffer in
