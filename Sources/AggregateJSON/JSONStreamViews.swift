@@ -207,17 +207,6 @@ private func isBareASCIIKey(_ key: UnsafeRawBufferPointer) -> Bool {
     }
 }
 
-/// Appends the decimal digits of `value` (not negative), with no `String` made.
-private func appendDecimal(_ value: Int, to output: inout [UInt8]) {
-    let start = output.count
-    var rest = value
-    repeat {
-        output.append(UInt8(ascii: "0") + UInt8(rest % 10))
-        rest /= 10
-    } while rest > 0
-    output[start...].reverse()
-}
-
 extension JSONOutline {
     /// ``lines(_:options:)`` of the reader's next value, read as a stream: memory is bounded by what the outline
     /// shows, not by the document.
@@ -231,21 +220,22 @@ extension JSONOutline {
     public static func paths(
         from reader: JSONEventReader, prefix: JSONPath = .root, batchBytes: Int = 1 << 16, write: ([UInt8]) -> Void
     ) throws(JSONParseError) {
-        var output: [UInt8] = []
-        output.reserveCapacity(batchBytes + 4096)
-        let rootText = prefix.isRoot ? [] : Array(prefix.description.utf8)
-        var path = rootText
+        let output = JSONByteBuffer(capacity: batchBytes + 4096)
+        let path = JSONByteBuffer(capacity: 256)
+        if !prefix.isRoot { Array(prefix.description.utf8).withUnsafeBytes { path.append($0) } }
         // Each open container: whether it is an array, its next index, and the path length to cut back to.
         var frames: [(isArray: Bool, next: Int, base: Int)] = []
 
         func emit(_ value: UnsafeRawBufferPointer) {
-            if path.isEmpty { output.append(UInt8(ascii: ".")) } else { output.append(contentsOf: path) }
-            output.append(contentsOf: [0x20, 0x3D, 0x20])  // " = "
-            output.append(contentsOf: value)
+            if path.isEmpty { output.append(UInt8(ascii: ".")) } else { output.append(path) }
+            output.append(0x20)
+            output.append(UInt8(ascii: "="))
+            output.append(0x20)
+            output.append(value)
             output.append(0x0A)
             if output.count >= batchBytes {
-                write(output)
-                output.removeAll(keepingCapacity: true)
+                write(output.array)
+                output.removeAll()
             }
         }
         func emit(_ text: StaticString) { emit(UnsafeRawBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount)) }
@@ -268,9 +258,9 @@ extension JSONOutline {
         while true {
             // A value inside an array gets its index segment.
             if let top = frames.last, top.isArray, token != .arrayEnd {
-                path.removeSubrange(top.base...)
+                path.truncate(to: top.base)
                 path.append(UInt8(ascii: "["))
-                appendDecimal(top.next, to: &path)
+                path.appendDecimal(top.next)
                 path.append(UInt8(ascii: "]"))
                 frames[frames.count - 1].next += 1
             }
@@ -286,10 +276,10 @@ extension JSONOutline {
                 }
             case .objectEnd, .arrayEnd:
                 let frame = frames.removeLast()
-                path.removeSubrange(frame.base...)
+                path.truncate(to: frame.base)
             case .key:
                 let base = frames[frames.count - 1].base
-                path.removeSubrange(base...)
+                path.truncate(to: base)
                 let first = path.isEmpty
                 if reader.tokenIsVerbatim {
                     // Plain ASCII without escapes: the segment is made from the key's bytes, with no text decoded.
@@ -297,15 +287,15 @@ extension JSONOutline {
                         let key = UnsafeRawBufferPointer(rebasing: quoted[1..<(quoted.count - 1)])
                         if isBareASCIIKey(key) {
                             if !first { path.append(UInt8(ascii: ".")) }
-                            path.append(contentsOf: key)
+                            path.append(key)
                         } else {
                             path.append(UInt8(ascii: "["))
-                            path.append(contentsOf: quoted)  // a verbatim key is its own JSON text
+                            path.append(quoted)  // a verbatim key is its own JSON text
                             path.append(UInt8(ascii: "]"))
                         }
                     }
                 } else {
-                    path.append(contentsOf: keySegment(try reader.text(), first: first))
+                    keySegment(try reader.text(), first: first).withUnsafeBytes { path.append($0) }
                 }
                 guard let value = try reader.nextToken() else { return }
                 token = value
@@ -332,6 +322,6 @@ extension JSONOutline {
             guard let next = try reader.nextToken() else { break }
             token = next
         }
-        if !output.isEmpty { write(output) }
+        if !output.isEmpty { write(output.array) }
     }
 }
