@@ -86,7 +86,14 @@ enum BrowseCommand {
                 try runStreaming(invocation, console: console)
                 return .success
             }
-            let document = try await load(invocation, context: context)
+            let document: JSONValue
+            switch try await load(invocation, context: context) {
+            case .stream(let reader):
+                try runStreaming(invocation, reader: reader, console: console)
+                return .success
+            case .document(let loaded):
+                document = loaded
+            }
             let node: JSONValue
             let nodePath: JSONPath
             do {
@@ -189,8 +196,15 @@ enum BrowseCommand {
         return .file(argument)
     }
 
-    /// Reads and parses the document.
-    static func load(_ invocation: Invocation, context: Context) async throws(AggregateError) -> JSONValue {
+    /// What ``load(_:context:)`` gives: the parsed document, or a fetched body to read as a stream.
+    enum Loaded {
+        case document(JSONValue)
+        case stream(JSONEventReader)
+    }
+
+    /// Reads the document whole (a URL's body, standard input, or a file that is not streamed) and parses it, or
+    /// hands a large body over as a stream (``streams(_:body:)``).
+    static func load(_ invocation: Invocation, context: Context) async throws(AggregateError) -> Loaded {
         let source = invocation.source
         // A large document takes a while to read and parse: past a second, a progress line says so.
         let progress = ProgressLine.forCommand(label: "browse \(source.name)", quiet: false, context: context)
@@ -216,7 +230,8 @@ enum BrowseCommand {
                 throw AggregateError(.tooLarge, "\(source.name): \(error.message); raise it with --max-size")
             }
         }
+        if streams(invocation, body: data) { return .stream(JSONEventReader(data: data)) }
         progress.update(phase: "parsing", bytes: data.count)
-        return try JSONInput.decode(data, name: source.name)
+        return .document(try JSONInput.decode(data, name: source.name))
     }
 }

@@ -9,8 +9,9 @@ import Foundation
 extension BrowseCommand {
     /// Whether `invocation` is answered from a stream rather than a parsed tree.
     ///
-    /// URLs and the explorer need the tree; so does a path with a negative index (`[-1]`), which a stream cannot
-    /// resolve before the array ends. An outline of standard input keeps the tree and its size cap.
+    /// The explorer needs the tree; so does a path with a negative index (`[-1]`), which a stream cannot resolve
+    /// before the array ends. An outline of standard input keeps the tree and its size cap. A URL is fetched whole
+    /// first, then ``streams(_:body:)`` decides.
     static func streams(_ invocation: Invocation) -> Bool {
         if invocation.path.hasNegativeIndex { return false }
         switch (invocation.source, invocation.mode) {
@@ -19,6 +20,19 @@ extension BrowseCommand {
         case (.file(let path), .outline):
             return !invocation.path.isRoot || (JSONInput.fileSize(atPath: path) ?? 0) > JSONInput.streamingThreshold
         case (.standardInput, .outline): return !invocation.path.isRoot
+        }
+    }
+
+    /// Whether a URL's body, fetched whole, is read as a stream rather than parsed into a tree: `--paths`, and the
+    /// outline of a body over ``JSONInput/streamingThreshold`` as for files, so a large response is outlined as fast
+    /// as the same file. Only of the whole document: a `--path` keeps the tree's reading of a repeated key (the last
+    /// member) that it always had for URLs.
+    static func streams(_ invocation: Invocation, body: Data) -> Bool {
+        guard case .url = invocation.source, invocation.path.isRoot else { return false }
+        switch invocation.mode {
+        case .interactive: return false
+        case .paths: return true
+        case .outline: return body.count > JSONInput.streamingThreshold
         }
     }
 
@@ -34,8 +48,14 @@ extension BrowseCommand {
             }
             reader = JSONEventReader(handle: .standardInput)
         case .url:
-            throw AggregateError(.usage, "\(source.name): a URL is read whole, not streamed")  // `streams` never chooses a URL
+            throw AggregateError(.usage, "\(source.name): a URL is fetched whole first")  // `streams` never chooses a URL
         }
+        try runStreaming(invocation, reader: reader, console: console)
+    }
+
+    /// ``runStreaming(_:console:)`` over `reader`: the document of `invocation.source`, opened or fetched.
+    static func runStreaming(_ invocation: Invocation, reader: JSONEventReader, console: Console) throws(AggregateError) {
+        let source = invocation.source
         // `streams` never chooses the explorer, which needs the document whole.
         if case .interactive = invocation.mode { throw AggregateError(.usage, "the explorer reads the document whole, not as a stream") }
         var missing: JSONPathLookupError?

@@ -279,6 +279,32 @@ struct ScratchDirectory {
         #expect(output.stderr == "Error: browse: https://h.example/x.json: invalid JSON: unexpected character '<', expected a value at line 1, column 1: <html><body>Maintena\n")
     }
 
+    /// A body over 8 MiB is read as a stream, as a file of that size is: the outline and `--paths` are the file's,
+    /// byte for byte, and an error late in the body is the file's error.
+    @Test func aLargeBodyReadsAsTheSameFileDoes() async throws {
+        let padding = String(repeating: "long title text ", count: 10)
+        let rows = (0..<40_000).map { #"{"id": \#($0), "title": "row \#($0) \#(padding)café", "tags": ["a", "b\n"], "ok": true}"# }
+        let body = Data(("{\"page\": 1, \"results\": [" + rows.joined(separator: ",") + "]}").utf8)
+        #expect(body.count > 8 << 20)
+        let broken = body.dropLast(2) + Data("}".utf8)
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("aggregate-browse-url-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        for (name, bytes) in [("whole", body), ("broken", broken)] {
+            let file = folder.appendingPathComponent("\(name).json")
+            try bytes.write(to: file)
+            var harness = CLIHarness()
+            harness.makeTransport = { FakeTransport { request in HTTPResponse(status: 200, body: bytes, url: request.url) } }
+            for view in [[], ["--depth", "3"], ["--paths"]] {
+                let fromURL = await harness.run(["browse", "https://h.example/\(name).json"] + view)
+                let fromFile = await harness.run(["browse", file.path] + view)
+                #expect(fromURL.code == fromFile.code, "\(name) \(view)")
+                #expect(fromURL.stdout == fromFile.stdout, "\(name) \(view)")
+                #expect(fromURL.stderr == fromFile.stderr.replacingOccurrences(of: file.path, with: "https://h.example/\(name).json"), "\(name) \(view)")
+            }
+        }
+    }
+
     @Test func interactiveWithoutATerminalIsAUsageError() async {
         let output = await CLIHarness().run(["browse", "-", "-i"])
         #expect(output.code == .usage)
