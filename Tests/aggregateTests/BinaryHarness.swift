@@ -54,11 +54,14 @@ struct Binary {
         for (pipe, isOut) in [(out, true), (err, false)] {
             guard let pipe else { continue }
             group.enter()
-            DispatchQueue.global().async {
+            // A thread of its own: Dispatch's global queue shares its few threads (two here) with the test run's
+            // other blocking work, and a reader waiting for one let a finished process time out under load.
+            let reader = Thread {
                 let data = pipe.fileHandleForReading.readDataToEndOfFile()
                 collected.set(data, isOut: isOut)
                 group.leave()
             }
+            reader.start()
         }
         let deadline = DispatchTime.now() + timeout
         if group.wait(timeout: deadline) == .timedOut {

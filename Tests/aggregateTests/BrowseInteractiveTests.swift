@@ -234,10 +234,11 @@ final class TmuxSession {
         try process.run()
         let collected = DataBox()
         let done = DispatchSemaphore(value: 0)
-        DispatchQueue.global().async {
+        // A thread of its own, not Dispatch's global queue, whose few threads the test run's blocking work can hold.
+        Thread {
             collected.data = output.fileHandleForReading.readDataToEndOfFile()
             done.signal()
-        }
+        }.start()
         guard done.wait(timeout: .now() + deadline) == .success else {
             process.terminate()
             throw Failure.command("\(executable) \(arguments.joined(separator: " ")) did not finish")
