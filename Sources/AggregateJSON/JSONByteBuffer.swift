@@ -49,13 +49,8 @@ final class JSONByteBuffer {
             append(UInt8(ascii: "0") + UInt8(rest % 10))
             rest /= 10
         } while rest > 0
-        var low = start
-        var high = count - 1
-        while low < high {
-            storage.swapAt(low, high)
-            low += 1
-            high -= 1
-        }
+        var digits = UnsafeMutableBufferPointer(start: storage + start, count: count - start)
+        digits.reverse()
     }
 
     /// Keeps the first `length` bytes.
@@ -71,13 +66,5 @@ final class JSONByteBuffer {
         storage.deallocate()
         storage = moved
         capacity = larger
-    }
-}
-
-extension UnsafeMutablePointer where Pointee == UInt8 {
-    fileprivate func swapAt(_ a: Int, _ b: Int) {
-        let saved = self[a]
-        self[a] = self[b]
-        self[b] = saved
     }
 }

@@ -72,7 +72,7 @@ public final class JSONEventReader {
     private var atEOF = false
     private var started = false
     private var state = State.firstValue
-    /// Whether the tokens that lie whole in the window are read by ``fastToken()`` (off only to test it against the
+    /// Whether the tokens that lie whole in the window are read by ``fastToken(skipping:)`` (off only to test it against the
     /// reference grammar).
     private let fastPath: Bool
     /// For each open container (`0..<openCount`): whether it is an object. Grown by doubling, as deep as the input.
