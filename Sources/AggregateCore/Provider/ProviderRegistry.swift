@@ -7,12 +7,21 @@ import Foundation
 /// an origin (``ProviderOrigin``); a definition that could not be read is kept as a ``BrokenProvider``, which fails
 /// only when it is used.
 public struct ProviderRegistry: Sendable {
-    /// The providers, in the order given.
-    public let providers: [any RunnableProvider]
+    /// The providers, in the order given, each with its name; a deferred one is made on first use.
+    private let entries: [Entry]
     /// Where each provider comes from, by name.
     public let origins: [String: ProviderOrigin]
-    /// The definitions that could not be read, in the order found.
-    public let broken: [BrokenProvider]
+    /// The broken definitions known when the registry was made.
+    private let knownBroken: [BrokenProvider]
+
+    private struct Entry: Sendable {
+        var name: String
+        var ready: (any RunnableProvider)?
+        var deferred: DeferredProvider?
+
+        /// The provider, made now if it is deferred; `nil` when it cannot be made.
+        var provider: (any RunnableProvider)? { ready ?? (try? deferred?.provider.get()) }
+    }
 
     /// Creates a registry of Swift providers.
     /// - Throws: ``AggregateError`` of kind `config` when two providers share a name or a name is not lower-case.
@@ -26,9 +35,29 @@ public struct ProviderRegistry: Sendable {
     /// (Their emulators, where an app links them, are kept apart: `SandboxCatalog` in `AggregateSandboxKit`.)
     /// - Throws: as ``init(_:)``.
     public init(providers: [any RunnableProvider], origins: [String: ProviderOrigin] = [:], broken: [BrokenProvider] = []) throws {
+        try self.init(entries: providers.map { .provider($0) }, origins: origins, broken: broken)
+    }
+
+    /// One provider of a registry: made already, or made when a run asks for it (``DeferredProvider``).
+    public enum Member: Sendable {
+        /// A provider value.
+        case provider(any RunnableProvider)
+        /// A provider made on first use.
+        case deferred(DeferredProvider)
+    }
+
+    /// Creates a registry of `entries`, in order, with their origins and broken definitions; a deferred provider is
+    /// made only when a run asks for it by name, or for every provider.
+    /// - Throws: as ``init(_:)``.
+    public init(entries members: [Member], origins: [String: ProviderOrigin] = [:], broken: [BrokenProvider] = []) throws {
+        let entries = members.map { member in
+            switch member {
+            case .provider(let provider): return Entry(name: provider.descriptor.name, ready: provider)
+            case .deferred(let deferred): return Entry(name: deferred.name, deferred: deferred)
+            }
+        }
         var seen: Set<String> = []
-        for provider in providers {
-            let name = provider.descriptor.name
+        for name in entries.map(\.name) {
             guard !name.isEmpty, name == name.lowercased(), name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" })
             else {
                 throw AggregateError(.config, "provider name '\(name)' must be lower-case letters, digits or '-'")
@@ -37,24 +66,41 @@ public struct ProviderRegistry: Sendable {
                 throw AggregateError(.config, "two providers are named '\(name)'")
             }
         }
-        self.providers = providers
+        self.entries = entries
         self.origins = origins
-        self.broken = broken
+        self.knownBroken = broken
     }
 
-    /// The providers' names, in order.
-    public var names: [String] { providers.map { $0.descriptor.name } }
+    /// The providers, in the order given (this makes every deferred one).
+    public var providers: [any RunnableProvider] { entries.compactMap(\.provider) }
 
-    /// The provider named `name`, or `nil`.
+    /// The definitions that could not be read, in the order found (this makes every deferred provider, as one
+    /// that cannot be made is broken).
+    public var broken: [BrokenProvider] {
+        entries.compactMap { entry in
+            guard let deferred = entry.deferred, case .failure(let error) = deferred.provider else { return nil }
+            return BrokenProvider(name: entry.name, origin: origin(of: entry.name), error: error)
+        } + knownBroken
+    }
+
+    /// The providers' names, in order (without making any deferred provider).
+    public var names: [String] { entries.map(\.name) }
+
+    /// The provider named `name`, or `nil` (only a deferred provider of that name is made).
     public func provider(named name: String) -> (any RunnableProvider)? {
-        providers.first { $0.descriptor.name == name }
+        entries.first { $0.name == name }?.provider
     }
 
     /// Where the provider named `name` comes from (built-in Swift unless said otherwise).
     public func origin(of name: String) -> ProviderOrigin { origins[name] ?? .builtInSwift }
 
     /// The broken definition named `name` (one that could not be read, or that would shadow another provider).
-    public func brokenProvider(named name: String) -> BrokenProvider? { broken.first { $0.name == name } }
+    public func brokenProvider(named name: String) -> BrokenProvider? {
+        if let deferred = entries.first(where: { $0.name == name })?.deferred, case .failure(let error) = deferred.provider {
+            return BrokenProvider(name: name, origin: origin(of: name), error: error)
+        }
+        return knownBroken.first { $0.name == name }
+    }
 
     /// The provider named `name`.
     /// - Throws: the broken definition's `config` error (exit 78) when that is what the name is, else a `usage`
@@ -66,6 +112,40 @@ public struct ProviderRegistry: Sendable {
             throw AggregateError(.usage, "unknown provider '\(name)'\(DidYouMean.suffix(for: name, among: names, otherwise: ".")) Valid providers: \(names.joined(separator: ", ")).")
         }
         return provider
+    }
+}
+
+/// A provider that is made on first use, under a name known beforehand: a compiled-in definition is read in full
+/// only when a run asks for it, so a run of one provider does not pay for reading every other. It is made once;
+/// when it cannot be made, the registry lists it as broken with the error.
+public final class DeferredProvider: @unchecked Sendable {
+    /// The name it will have.
+    public let name: String
+    private let make: @Sendable () -> Result<any RunnableProvider, AggregateError>
+    private let lock = NSLock()
+    private var made: Result<any RunnableProvider, AggregateError>?
+
+    /// A provider named `name`, made by `make` on first use.
+    public init(name: String, make: @escaping @Sendable () -> Result<any RunnableProvider, AggregateError>) {
+        self.name = name
+        self.make = make
+    }
+
+    /// The provider, or why it cannot be made: made by the first caller, under a lock.
+    public var provider: Result<any RunnableProvider, AggregateError> {
+        lock.lock()
+        defer { lock.unlock() }
+        if let made { return made }
+        let result = make()
+        made = result
+        return result
+    }
+
+    /// Whether the provider has been made (for tests that check what a run reads).
+    public var isMade: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return made != nil
     }
 }
 
