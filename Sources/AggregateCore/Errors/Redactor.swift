@@ -28,18 +28,14 @@ public struct Redactor: Sendable, Equatable {
     /// Secret values to hide wherever they appear.
     public private(set) var secrets: [String]
     /// Per secret, its textual encodings (matched in any letter case) and then its base64 forms (matched exactly,
-    /// since base64 is case-sensitive); built once per redactor, not per call.
-    private let patterns: [NSRegularExpression]
+    /// since base64 is case-sensitive); compiled once per redactor, on the first text that may hold a secret (most
+    /// texts provably hold none, see ``SecretPatterns``), not per call.
+    private let patterns: SecretPatterns
 
     /// Creates a redactor for `secrets`; empty and very short values are ignored (they would mask ordinary text).
     public init(secrets: [String] = []) {
         self.secrets = Array(Set(secrets.filter { $0.count >= 4 })).sorted { $0.count > $1.count }
-        self.patterns = self.secrets.flatMap { secret in
-            [
-                try? NSRegularExpression(pattern: Self.pattern(matchingEncodingsOf: secret), options: [.caseInsensitive]),
-                try? NSRegularExpression(pattern: Self.base64Pattern(of: secret)),
-            ].compactMap { $0 }
-        }
+        self.patterns = SecretPatterns(self.secrets)
     }
 
     public static func == (lhs: Redactor, rhs: Redactor) -> Bool { lhs.secrets == rhs.secrets }
@@ -55,7 +51,8 @@ public struct Redactor: Sendable, Equatable {
     /// where a `key=` in a URL is content, not a credential of ours.
     public func redactSecrets(_ text: String) -> String {
         var result = text
-        for pattern in patterns {
+        for index in patterns.indices where patterns.mayMatch(index, in: result) {
+            guard let pattern = patterns.expression(index) else { continue }
             result = pattern.stringByReplacingMatches(
                 in: result, range: NSRange(result.startIndex..., in: result), withTemplate: NSRegularExpression.escapedTemplate(for: Self.mask))
         }
@@ -78,7 +75,10 @@ public struct Redactor: Sendable, Equatable {
 
     /// Whether `text` holds a known secret in any encoding (used to drop credential-bearing query parameters).
     public func containsSecret(_ text: String) -> Bool {
-        patterns.contains { $0.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)) != nil }
+        patterns.indices.contains { index in
+            guard patterns.mayMatch(index, in: text), let pattern = patterns.expression(index) else { return false }
+            return pattern.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)) != nil
+        }
     }
 
     /// A header value as it may be shown: hidden entirely for credential headers.
@@ -122,6 +122,11 @@ public struct Redactor: Sendable, Equatable {
     /// `user:…`), whatever comes before and after it; runs shorter than six characters (a credential of four bytes
     /// at some offsets) are left out, as they would match ordinary base64.
     static func base64Pattern(of secret: String) -> String {
+        base64Forms(of: secret).map(NSRegularExpression.escapedPattern(for:)).joined(separator: "|")
+    }
+
+    /// The literal forms ``base64Pattern(of:)`` matches, longest first.
+    static func base64Forms(of secret: String) -> [String] {
         let bytes = Array(secret.utf8)
         let standard = Data(bytes).base64EncodedString()
         var forms = [standard, standard.replacingOccurrences(of: "=", with: "")]
@@ -135,12 +140,11 @@ public struct Redactor: Sendable, Equatable {
         }
         forms += forms.map { $0.replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_") }
         // Longest first: a padded form must win over its own unpadded prefix.
-        let unique = forms.reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }.sorted { $0.count > $1.count }
-        return unique.map(NSRegularExpression.escapedPattern(for:)).joined(separator: "|")
+        return forms.reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }.sorted { $0.count > $1.count }
     }
 
     /// HTML's named references for the ASCII punctuation a credential may hold (HTML 5's table; `&tilde;` is not `~`).
-    private static let htmlNames: [Unicode.Scalar: String] = [
+    static let htmlNames: [Unicode.Scalar: String] = [
         "!": "excl", "\"": "quot", "#": "num", "$": "dollar", "%": "percnt", "&": "amp", "'": "apos", "(": "lpar",
         ")": "rpar", "*": "ast", "+": "plus", ",": "comma", ".": "period", "/": "sol", ":": "colon", ";": "semi",
         "<": "lt", "=": "equals", ">": "gt", "?": "quest", "@": "commat", "[": "lsqb", "\\": "bsol", "]": "rsqb",
@@ -170,6 +174,9 @@ public struct Redactor: Sendable, Equatable {
 
     /// Masks `name=value` pairs for sensitive names in URLs and form bodies, and `Bearer <token>` anywhere.
     private static func maskSensitiveParameters(in text: String) -> String {
+        // Most texts (a URL without credentials, an error line) provably hold neither; they are returned as they are
+        // without compiling either pattern.
+        guard SecretPatterns.mayHoldSensitiveParameter(text) || SecretPatterns.contains(text, literal: "Bearer") else { return text }
         guard let sensitiveParameterPattern, let bearerPattern else { return mask }
         let whole = NSRange(text.startIndex..., in: text)
         let withoutParameters = sensitiveParameterPattern.stringByReplacingMatches(
