@@ -50,6 +50,13 @@ final class SecretPatterns: @unchecked Sendable {
         return made
     }
 
+    /// How many expressions have been compiled (for tests).
+    var compiledCount: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return compiled.filter { $0 != nil }.count
+    }
+
     /// `false` when expression `index` matches nowhere in `text`.
     func mayMatch(_ index: Int, in text: String) -> Bool {
         let secret = secrets[index / 2]

@@ -91,6 +91,13 @@ public struct ProviderRegistry: Sendable {
         entries.first { $0.name == name }?.provider
     }
 
+    /// Whether the provider named `name` has been made: always for a provider value, and for a deferred one once
+    /// something asked for it (what tests check a run read).
+    package func hasMade(_ name: String) -> Bool {
+        guard let entry = entries.first(where: { $0.name == name }) else { return false }
+        return entry.deferred?.isMade ?? true
+    }
+
     /// Where the provider named `name` comes from (built-in Swift unless said otherwise).
     public func origin(of name: String) -> ProviderOrigin { origins[name] ?? .builtInSwift }
 
