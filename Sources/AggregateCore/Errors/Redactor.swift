@@ -129,7 +129,9 @@ public struct Redactor: Sendable, Equatable {
     static func base64Forms(of secret: String) -> [String] {
         let bytes = Array(secret.utf8)
         let standard = Data(bytes).base64EncodedString()
-        var forms = [standard, standard.replacingOccurrences(of: "=", with: "")]
+        // Base64 text is ASCII, so its characters are swapped byte by byte (no bridging to NSString).
+        func mapped(_ text: String, _ swap: (UInt8) -> UInt8?) -> String { String(decoding: text.utf8.compactMap(swap), as: UTF8.self) }
+        var forms = [standard, mapped(standard) { $0 == UInt8(ascii: "=") ? nil : $0 }]
         for offset in 0..<3 {
             // With `offset` bytes before it in its group of three, output characters first..<last are decided by
             // the secret's bits alone: those whose six bits lie entirely inside them.
@@ -138,7 +140,9 @@ public struct Redactor: Sendable, Equatable {
             let last = (8 * (offset + bytes.count)) / 6
             if last - first >= 6 { forms.append(String(encoded[first..<last])) }
         }
-        forms += forms.map { $0.replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_") }
+        forms += forms.map { form in
+            mapped(form) { $0 == UInt8(ascii: "+") ? UInt8(ascii: "-") : $0 == UInt8(ascii: "/") ? UInt8(ascii: "_") : $0 }
+        }
         // Longest first: a padded form must win over its own unpadded prefix.
         return forms.reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }.sorted { $0.count > $1.count }
     }

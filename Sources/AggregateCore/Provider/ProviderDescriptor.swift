@@ -167,7 +167,7 @@ public struct Parameter: Sendable, Equatable {
         self.isRequired = required
         self.defaultValue = defaultValue
         self.help = help
-        self.valueName = valueName ?? name.uppercased().replacingOccurrences(of: "-", with: "_")
+        self.valueName = valueName ?? defaultValueName(name)
     }
 }
 
