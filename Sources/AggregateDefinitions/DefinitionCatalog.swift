@@ -114,9 +114,9 @@ public enum DefinitionCatalog {
         return loaded
     }
 
-    /// As ``load(builtIn:files:reserved:)``, but a compiled-in definition whose JSON parses is only named (by its
-    /// `name`) and read in full on first use (``DeferredDefinition``): a run of one provider reads no other's
-    /// definition. The run-time `files` are read now, as they may be broken or shadow another provider.
+    /// As ``load(builtIn:files:reserved:)``, but a compiled-in definition is only named (its top-level `name`, found
+    /// by a scan of its tokens) and read in full on first use (``DeferredDefinition``): a run of one provider reads no
+    /// other's definition. The run-time `files` are read now, as they may be broken or shadow another provider.
     public static func loadDeferring(
         builtIn: [(folder: String, json: String)], files: [URL], reserved: Set<String>
     ) -> (deferred: [DeferredDefinition], loaded: [LoadedDefinition]) {
@@ -125,8 +125,8 @@ public enum DefinitionCatalog {
         var taken = reserved
         for (folder, json) in builtIn {
             let label = "Providers/\(folder)/provider.json"
-            if let document = try? JSONParser().parse(Data(json.utf8)), let name = document["name"]?.string, !name.isEmpty {
-                deferred.append(DeferredDefinition(name: name, embeddedFolder: folder, label: label, document: document))
+            if let name = topLevelName(of: json), !name.isEmpty {
+                deferred.append(DeferredDefinition(name: name, embeddedFolder: folder, label: label, json: json))
                 taken.insert(name)
                 continue
             }
@@ -136,6 +136,27 @@ public enum DefinitionCatalog {
             loaded.append(entry)
         }
         return (deferred, loaded + load(builtIn: [], files: files, reserved: taken, builtIns: taken))
+    }
+
+    /// The string value of the top-level `name` of the JSON object `json`, found by scanning its tokens (the values
+    /// before it are skipped, not parsed); `nil` when there is none or the JSON breaks before it.
+    static func topLevelName(of json: String) -> String? {
+        let data = Data(json.utf8)
+        let reader = JSONEventReader(data: data, chunkSize: max(16, data.count))
+        do throws(JSONParseError) {
+            guard try reader.nextToken() == .objectStart else { return nil }
+            while let token = try reader.nextToken(), token == .key {
+                guard try reader.text() == "name" else {
+                    try reader.skipValue()
+                    continue
+                }
+                guard try reader.nextToken() == .string else { return nil }
+                return try reader.text()
+            }
+            return nil
+        } catch {
+            return nil
+        }
     }
 
     /// One definition read from `data`; `label` names it in errors.
@@ -160,15 +181,15 @@ public final class DeferredDefinition: @unchecked Sendable {
     /// The `Providers/` folder, which keys its embedded samples.
     public let embeddedFolder: String
     private let label: String
-    private let document: JSONValue
+    private let json: String
     private let lock = NSLock()
     private var read: Result<ProviderDefinition, AggregateError>?
 
-    init(name: String, embeddedFolder: String, label: String, document: JSONValue) {
+    init(name: String, embeddedFolder: String, label: String, json: String) {
         self.name = name
         self.embeddedFolder = embeddedFolder
         self.label = label
-        self.document = document
+        self.json = json
     }
 
     /// The definition, or the `config` error (exit 78) a broken one gives, as ``DefinitionCatalog/load(builtIn:files:reserved:)`` words it.
@@ -178,7 +199,7 @@ public final class DeferredDefinition: @unchecked Sendable {
         if let read { return read }
         let result: Result<ProviderDefinition, AggregateError>
         do {
-            var definition = try ProviderDefinition(reading: DefinitionReader(document))
+            var definition = try ProviderDefinition(json: Data(json.utf8))
             definition.source = label
             result = .success(definition)
         } catch {
