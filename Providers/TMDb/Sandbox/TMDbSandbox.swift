@@ -76,10 +76,41 @@ public enum TMDbSandbox: RoutedSandbox {
         var position: Int
     }
 
-    static let index: [IndexedMovie] = movies.enumerated().map { position, movie in
+    static let index: [IndexedMovie] = (listFields() ?? movies).enumerated().map { position, movie in
         IndexedMovie(
             listForm: listResult(movie), releaseDate: movie["release_date"]?.string ?? "",
-            popularity: decimal(movie["popularity"]) ?? 0, id: movie["id"]?.int ?? 0, position: position)
+            popularity: movie["popularity"]?.decimalWithoutLocale ?? 0, id: movie["id"]?.int ?? 0, position: position)
+    }
+
+    /// The fields of a catalogue record that ``listResult(_:)`` reads.
+    static let listFieldNames: Set<String> = [
+        "adult", "backdrop_path", "genres", "id", "original_language", "original_title", "overview", "popularity",
+        "poster_path", "release_date", "title", "video", "vote_average", "vote_count",
+    ]
+
+    /// Each movie of the catalogue with only ``listFieldNames``, read from its text with the rest (credits, most of
+    /// the bytes) skipped rather than parsed: a list needs no more, and the whole catalogue is parsed (``movies``)
+    /// only for details, credits and search. `nil` if the text is not an array of objects (never: then ``movies``).
+    static func listFields() -> [JSONValue]? {
+        let text = Data(TMDbSampleData.moviesJSON.utf8)
+        let reader = JSONEventReader(data: text, chunkSize: text.count)
+        do throws(JSONParseError) {
+            guard try reader.nextToken() == .arrayStart else { return nil }
+            var records: [JSONValue] = []
+            while let token = try reader.nextToken(), token != .arrayEnd {
+                guard token == .objectStart else { return nil }
+                var fields: [JSONObject.Member] = []
+                while let token = try reader.nextToken(), token != .objectEnd {
+                    guard token == .key else { return nil }
+                    let key = try reader.text()
+                    if listFieldNames.contains(key) { fields.append(JSONObject.Member(key, try reader.readValue())) } else { try reader.skipValue() }
+                }
+                records.append(.object(JSONObject(fields)))
+            }
+            return records
+        } catch {
+            return nil
+        }
     }
 
     /// Per movie of ``movies``, its title and original title as folded words and folded text, for search.
@@ -87,14 +118,6 @@ public enum TMDbSandbox: RoutedSandbox {
         [movie["title"]?.string, movie["original_title"]?.string].compactMap { $0 }.map { title in
             (words: SandboxText.words(title, widthInsensitive: true), folded: SandboxText.fold(title, widthInsensitive: true))
         }
-    }
-
-    /// `value` as a decimal, as `JSONValue.decimal` reads it; a JSON number's text is read without a locale (its
-    /// decimal separator is always `.`), which spares making the POSIX locale's ICU data for the sort.
-    static func decimal(_ value: JSONValue?) -> Decimal? {
-        guard case .number(let text)? = value else { return value?.decimal }
-        if text.utf8.count < 16, let integer = Int(text) { return Decimal(integer) }
-        return Decimal(string: text)
     }
 
     /// The catalogue, most popular first.
