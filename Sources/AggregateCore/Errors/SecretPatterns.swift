@@ -19,6 +19,7 @@ final class SecretPatterns: @unchecked Sendable {
     }
 
     private let secrets: [Secret]
+    private static let hexDigits = Array("0123456789abcdef".utf8)
     private let lock = NSLock()
     /// Per expression (two per secret: encodings, base64), compiled or not yet (`nil`), or that failed (`.some(nil)`).
     private var compiled: [NSRegularExpression??]
@@ -27,7 +28,7 @@ final class SecretPatterns: @unchecked Sendable {
         self.secrets = secrets.map { secret in
             Secret(
                 text: secret, ascii: secret.utf8.allSatisfy { $0 > 0 && $0 < 0x80 } ? Array(secret.utf8) : nil,
-                hex: Array(secret.utf8.map { String($0, radix: 16).count == 1 ? "0" + String($0, radix: 16) : String($0, radix: 16) }.joined().utf8),
+                hex: secret.utf8.flatMap { [Self.hexDigits[Int($0 >> 4)], Self.hexDigits[Int($0 & 0xF)]] },
                 base64: Redactor.base64Forms(of: secret).map { Array($0.utf8) })
         }
         compiled = Array(repeating: nil, count: 2 * secrets.count)
