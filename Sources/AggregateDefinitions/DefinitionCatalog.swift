@@ -224,7 +224,7 @@ extension ProviderRegistry {
     public static func withDefinitions(
         swift providers: [any Provider.Type], builtIn: [(folder: String, json: String)], files: [URL]
     ) throws -> ProviderRegistry {
-        let (deferred, loaded) = DefinitionCatalog.loadDeferring(builtIn: builtIn, files: files, reserved: Set(providers.map { $0.descriptor.name }))
+        let (deferred, loaded) = DefinitionCatalog.loadDeferring(builtIn: builtIn, files: files, reserved: Set(providers.map { $0.providerName }))
         return try withDefinitions(swift: providers, deferred: deferred, loaded: loaded)
     }
 
@@ -233,10 +233,12 @@ extension ProviderRegistry {
         swift providers: [any Provider.Type], deferred: [DeferredDefinition] = [], loaded: [LoadedDefinition]
     ) throws -> ProviderRegistry {
         // The compiled-in definitions come before the run-time ones, in the order `loaded` would have them.
-        var values: [ProviderRegistry.Member] = providers.map { .provider($0.init()) } + deferred.map { definition in
+        // A Swift provider is named by its type (``Provider/providerName``); its descriptor is made when a run uses it.
+        let swift: [ProviderRegistry.Member] = providers.map { type in .deferred(DeferredProvider(name: type.providerName) { .success(type.init()) }) }
+        var values = swift + deferred.map { definition in
             .deferred(DeferredProvider(name: definition.name) { definition.definition.map { DeclarativeProvider($0) as any RunnableProvider } })
         }
-        var origins = Dictionary(providers.map { ($0.descriptor.name, ProviderOrigin.builtInSwift) }, uniquingKeysWith: { first, _ in first })
+        var origins = Dictionary(providers.map { ($0.providerName, ProviderOrigin.builtInSwift) }, uniquingKeysWith: { first, _ in first })
         for definition in deferred { origins[definition.name] = .builtInDefinition }
         var broken: [BrokenProvider] = []
         for entry in loaded {

@@ -328,7 +328,7 @@ extension SandboxCatalog {
         swift providers: [any Provider.Type], sandboxes: [any SandboxProviding.Type], builtIn: [(folder: String, json: String)],
         samples: [String: [String: String]], files: [URL]
     ) throws -> SandboxCatalog {
-        let (deferred, loaded) = DefinitionCatalog.loadDeferring(builtIn: builtIn, files: files, reserved: Set(providers.map { $0.descriptor.name }))
+        let (deferred, loaded) = DefinitionCatalog.loadDeferring(builtIn: builtIn, files: files, reserved: Set(providers.map { $0.providerName }))
         var emulators: [any SandboxServing] = sandboxes.map(SandboxOfType.init)
         for definition in deferred {
             emulators.append(DeferredDefinitionSandbox(definition) { embedded in

@@ -27,6 +27,12 @@ import Testing
         #expect(DefinitionCatalog.topLevelName(of: #"["name"]"#) == nil)
     }
 
+    @Test func everySwiftProviderStatesItsDescriptorsName() {
+        for type in allProviders {
+            #expect(type.providerName == type.descriptor.name)
+        }
+    }
+
     @Test func aDecimalWithoutALocaleIsTheDecimal() throws {
         for text in ["0", "-0", "7.8", "85.214", "-1.5e+10", "1E-3", "123456789012345678901234567890.125", "18342", "9999999999999999.5"] {
             let value = try JSONParser().parse(text)

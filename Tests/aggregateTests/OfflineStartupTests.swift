@@ -9,6 +9,7 @@ import Testing
 /// and read in full (with their emulators) only when a run asks for one of them (issue #24, start-up).
 @Suite struct OfflineStartupTests {
     static let definitions = ["devto", "github", "hackernews", "jikan", "nytimes"]
+    static let otherSwiftProviders = ["meetup", "kiva", "twitter", "messageboard"]
 
     static func run(_ arguments: [String], catalog: SandboxCatalog) async -> (code: ExitCode, stdout: String) {
         let out = Buffer()
@@ -30,6 +31,7 @@ import Testing
         #expect(stdout.hasPrefix("Dune (2021)"))
         #expect(catalog.registry.hasMade("tmdb"))
         #expect(Self.definitions.allSatisfy { !catalog.registry.hasMade($0) }, "a definition was read for a TMDb run")
+        #expect(Self.otherSwiftProviders.allSatisfy { !catalog.registry.hasMade($0) }, "another Swift provider was made for a TMDb run")
     }
 
     @Test func anOfflineRunOfADefinitionReadsThatDefinitionOnly() async throws {

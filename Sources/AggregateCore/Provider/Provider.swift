@@ -5,6 +5,8 @@ extension Provider {
     /// Shortcut for the static descriptor.
     public var descriptor: ProviderDescriptor { Self.descriptor }
 
+    public static var providerName: String { descriptor.name }
+
     public func retryDelay(for response: HTTPResponse, now: Date) -> TimeInterval? {
         RetryAfter.delay(response, now: now)
     }
