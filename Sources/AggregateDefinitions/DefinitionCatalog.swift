@@ -1,5 +1,6 @@
 public import AggregateCore
 import AggregateJSON
+import AggregateText
 public import Foundation
 
 /// One definition found somewhere, read or not.
@@ -175,46 +176,33 @@ public enum DefinitionCatalog {
 }
 
 /// A compiled-in definition known by its name and read in full (``ProviderDefinition``) on first use, once.
-public final class DeferredDefinition: @unchecked Sendable {
+public final class DeferredDefinition: Sendable {
     /// The definition's `name`.
     public let name: String
     /// The `Providers/` folder, which keys its embedded samples.
     public let embeddedFolder: String
-    private let label: String
-    private let json: String
-    private let lock = NSLock()
-    private var read: Result<ProviderDefinition, AggregateError>?
+    private let read: Once<Result<ProviderDefinition, AggregateError>>
 
     init(name: String, embeddedFolder: String, label: String, json: String) {
         self.name = name
         self.embeddedFolder = embeddedFolder
-        self.label = label
-        self.json = json
+        read = Once {
+            do throws(DefinitionProblem) {
+                var definition = try ProviderDefinition(json: Data(json.utf8))
+                definition.source = label
+                return .success(definition)
+            } catch {
+                return .failure(AggregateError(.config, "\(label): \(error)", provider: name))
+            }
+        }
     }
 
-    /// The definition, or the `config` error (exit 78) a broken one gives, as ``DefinitionCatalog/load(builtIn:files:reserved:)`` words it.
-    public var definition: Result<ProviderDefinition, AggregateError> {
-        lock.lock()
-        defer { lock.unlock() }
-        if let read { return read }
-        let result: Result<ProviderDefinition, AggregateError>
-        do {
-            var definition = try ProviderDefinition(json: Data(json.utf8))
-            definition.source = label
-            result = .success(definition)
-        } catch {
-            result = .failure(AggregateError(.config, "\(label): \(error)", provider: name))
-        }
-        read = result
-        return result
-    }
+    /// The definition, or the `config` error (exit 78) a broken one gives, worded as
+    /// ``DefinitionCatalog/load(builtIn:files:reserved:)`` words it.
+    public var definition: Result<ProviderDefinition, AggregateError> { read.value }
 
     /// Whether the definition has been read (for tests that check what a run reads).
-    public var isRead: Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        return read != nil
-    }
+    public var isRead: Bool { read.isMade }
 }
 
 extension ProviderRegistry {
@@ -234,9 +222,8 @@ extension ProviderRegistry {
     ) throws -> ProviderRegistry {
         // The compiled-in definitions come before the run-time ones, in the order `loaded` would have them.
         // A Swift provider is named by its type (``Provider/providerName``); its descriptor is made when a run uses it.
-        let swift: [ProviderRegistry.Member] = providers.map { type in .deferred(DeferredProvider(name: type.providerName) { .success(type.init()) }) }
-        var values = swift + deferred.map { definition in
-            .deferred(DeferredProvider(name: definition.name) { definition.definition.map { DeclarativeProvider($0) as any RunnableProvider } })
+        var values = providers.map { type in DeferredProvider(name: type.providerName) { .success(type.init()) } } + deferred.map { definition in
+            DeferredProvider(name: definition.name) { definition.definition.map { DeclarativeProvider($0) as any RunnableProvider } }
         }
         var origins = Dictionary(providers.map { ($0.providerName, ProviderOrigin.builtInSwift) }, uniquingKeysWith: { first, _ in first })
         for definition in deferred { origins[definition.name] = .builtInDefinition }
@@ -246,7 +233,7 @@ extension ProviderRegistry {
                 broken.append(BrokenProvider(name: entry.name, origin: entry.origin, error: entry.error ?? AggregateError(.config, "cannot be used")))
                 continue
             }
-            values.append(.provider(DeclarativeProvider(definition)))
+            values.append(DeferredProvider(DeclarativeProvider(definition)))
             origins[definition.name] = entry.origin
         }
         return try ProviderRegistry(entries: values, origins: origins, broken: broken)

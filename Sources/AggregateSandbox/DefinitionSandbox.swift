@@ -1,6 +1,7 @@
 public import AggregateCore
 public import AggregateDefinitions
 import AggregateJSON
+import AggregateText
 public import AggregateSandboxKit
 public import Foundation
 
@@ -376,25 +377,16 @@ struct DeferredDefinitionSandbox: SandboxServing {
     }
 }
 
-/// The one ``DefinitionSandbox`` of a deferred definition, made on first use (it keeps parsed samples).
-private final class DeferredEmulator: @unchecked Sendable {
+/// The one ``DefinitionSandbox`` of a deferred definition, made on first use (it keeps parsed samples); `nil` when
+/// the definition cannot be read.
+private final class DeferredEmulator: Sendable {
     let definition: DeferredDefinition
-    private let samples: @Sendable (String) -> @Sendable (String) -> String?
-    private let lock = NSLock()
-    private var emulator: DefinitionSandbox??
+    private let emulator: Once<DefinitionSandbox?>
 
     init(_ definition: DeferredDefinition, samples: @escaping @Sendable (String) -> @Sendable (String) -> String?) {
         self.definition = definition
-        self.samples = samples
+        emulator = Once { (try? definition.definition.get()).map { DefinitionSandbox($0, sample: samples(definition.embeddedFolder)) } }
     }
 
-    /// The emulator, or `nil` when the definition cannot be read.
-    var made: DefinitionSandbox? {
-        lock.lock()
-        defer { lock.unlock() }
-        if let emulator { return emulator }
-        let made = (try? definition.definition.get()).map { DefinitionSandbox($0, sample: samples(definition.embeddedFolder)) }
-        emulator = .some(made)
-        return made
-    }
+    var made: DefinitionSandbox? { emulator.value }
 }

@@ -9,7 +9,7 @@ import Testing
         let made = MadeCounter()
         let pager = DeferredProvider(name: "pager") { made.add(); return .success(PagerProvider()) }
         let other = DeferredProvider(name: "other") { made.add(); return .failure(AggregateError(.config, "other.json: cannot be read")) }
-        let registry = try ProviderRegistry(entries: [.deferred(pager), .deferred(other)], origins: ["other": .builtInDefinition])
+        let registry = try ProviderRegistry(entries: [pager, other], origins: ["other": .builtInDefinition])
         #expect(registry.names == ["pager", "other"])
         #expect(made.value == 0)
         #expect(try registry.require("pager").descriptor.name == "pager")
@@ -22,7 +22,7 @@ import Testing
 
     @Test func aDeferredProviderThatCannotBeMadeIsBroken() throws {
         let failing = DeferredProvider(name: "broken") { .failure(AggregateError(.config, "cannot be read")) }
-        let registry = try ProviderRegistry(entries: [.provider(PagerProvider()), .deferred(failing)], origins: ["broken": .builtInDefinition])
+        let registry = try ProviderRegistry(entries: [DeferredProvider(PagerProvider()), failing], origins: ["broken": .builtInDefinition])
         #expect(registry.provider(named: "broken") == nil)
         #expect(registry.brokenProvider(named: "broken")?.error.message == "cannot be read")
         #expect(registry.broken.map(\.name) == ["broken"])
@@ -32,10 +32,10 @@ import Testing
 
     @Test func deferredNamesAreCheckedAsOthersAre() {
         #expect(throws: AggregateError.self) {
-            try ProviderRegistry(entries: [.deferred(DeferredProvider(name: "Upper") { .success(PagerProvider()) })])
+            try ProviderRegistry(entries: [DeferredProvider(name: "Upper") { .success(PagerProvider()) }])
         }
         #expect(throws: AggregateError.self) {
-            try ProviderRegistry(entries: [.provider(PagerProvider()), .deferred(DeferredProvider(name: "pager") { .success(PagerProvider()) })])
+            try ProviderRegistry(entries: [DeferredProvider(PagerProvider()), DeferredProvider(name: "pager") { .success(PagerProvider()) }])
         }
     }
 }

@@ -30,7 +30,7 @@ public struct OptionSpec: Sendable, Equatable {
         self.name = name
         self.short = short
         self.arity = arity
-        self.valueName = valueName ?? defaultValueName(name)
+        self.valueName = valueName ?? name.upperSnakeCased
         self.help = help
     }
 
@@ -137,13 +137,4 @@ public struct ArgumentParser: Sendable {
     public static func isNumber(_ text: String) -> Bool {
         text.count > 1 && Double(text) != nil
     }
-}
-
-/// `RADIUS_KM` from `radius-km`: the value name help shows when an option or parameter gives none. An ASCII name
-/// (every one in practice) is mapped byte by byte, without bridging to `NSString` (every command and descriptor
-/// makes a few of these at start-up); any other goes through Foundation, as before.
-func defaultValueName(_ name: String) -> String {
-    let upper = name.uppercased()
-    guard upper.utf8.allSatisfy({ $0 < 0x80 }) else { return upper.replacingOccurrences(of: "-", with: "_") }
-    return String(decoding: upper.utf8.map { $0 == UInt8(ascii: "-") ? UInt8(ascii: "_") : $0 }, as: UTF8.self)
 }

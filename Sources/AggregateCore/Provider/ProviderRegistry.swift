@@ -7,21 +7,12 @@ import Foundation
 /// an origin (``ProviderOrigin``); a definition that could not be read is kept as a ``BrokenProvider``, which fails
 /// only when it is used.
 public struct ProviderRegistry: Sendable {
-    /// The providers, in the order given, each with its name; a deferred one is made on first use.
-    private let entries: [Entry]
+    /// The providers, in the order given, each by its name; a provider value is one made already.
+    private let entries: [DeferredProvider]
     /// Where each provider comes from, by name.
     public let origins: [String: ProviderOrigin]
     /// The broken definitions known when the registry was made.
     private let knownBroken: [BrokenProvider]
-
-    private struct Entry: Sendable {
-        var name: String
-        var ready: (any RunnableProvider)?
-        var deferred: DeferredProvider?
-
-        /// The provider, made now if it is deferred; `nil` when it cannot be made.
-        var provider: (any RunnableProvider)? { ready ?? (try? deferred?.provider.get()) }
-    }
 
     /// Creates a registry of Swift providers.
     /// - Throws: ``AggregateError`` of kind `config` when two providers share a name or a name is not lower-case.
@@ -35,27 +26,13 @@ public struct ProviderRegistry: Sendable {
     /// (Their emulators, where an app links them, are kept apart: `SandboxCatalog` in `AggregateSandboxKit`.)
     /// - Throws: as ``init(_:)``.
     public init(providers: [any RunnableProvider], origins: [String: ProviderOrigin] = [:], broken: [BrokenProvider] = []) throws {
-        try self.init(entries: providers.map { .provider($0) }, origins: origins, broken: broken)
-    }
-
-    /// One provider of a registry: made already, or made when a run asks for it (``DeferredProvider``).
-    public enum Member: Sendable {
-        /// A provider value.
-        case provider(any RunnableProvider)
-        /// A provider made on first use.
-        case deferred(DeferredProvider)
+        try self.init(entries: providers.map(DeferredProvider.init), origins: origins, broken: broken)
     }
 
     /// Creates a registry of `entries`, in order, with their origins and broken definitions; a deferred provider is
     /// made only when a run asks for it by name, or for every provider.
     /// - Throws: as ``init(_:)``.
-    public init(entries members: [Member], origins: [String: ProviderOrigin] = [:], broken: [BrokenProvider] = []) throws {
-        let entries = members.map { member in
-            switch member {
-            case .provider(let provider): return Entry(name: provider.descriptor.name, ready: provider)
-            case .deferred(let deferred): return Entry(name: deferred.name, deferred: deferred)
-            }
-        }
+    public init(entries: [DeferredProvider], origins: [String: ProviderOrigin] = [:], broken: [BrokenProvider] = []) throws {
         var seen: Set<String> = []
         for name in entries.map(\.name) {
             guard !name.isEmpty, name == name.lowercased(), name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" })
@@ -72,41 +49,35 @@ public struct ProviderRegistry: Sendable {
     }
 
     /// The providers, in the order given (this makes every deferred one).
-    public var providers: [any RunnableProvider] { entries.compactMap(\.provider) }
+    public var providers: [any RunnableProvider] { entries.compactMap { try? $0.provider.get() } }
 
     /// The definitions that could not be read, in the order found (this makes every deferred provider, as one
     /// that cannot be made is broken).
-    public var broken: [BrokenProvider] {
-        entries.compactMap { entry in
-            guard let deferred = entry.deferred, case .failure(let error) = deferred.provider else { return nil }
-            return BrokenProvider(name: entry.name, origin: origin(of: entry.name), error: error)
-        } + knownBroken
-    }
+    public var broken: [BrokenProvider] { entries.compactMap { brokenProvider(made: $0) } + knownBroken }
 
     /// The providers' names, in order (without making any deferred provider).
     public var names: [String] { entries.map(\.name) }
 
     /// The provider named `name`, or `nil` (only a deferred provider of that name is made).
     public func provider(named name: String) -> (any RunnableProvider)? {
-        entries.first { $0.name == name }?.provider
+        entries.first { $0.name == name }.flatMap { try? $0.provider.get() }
     }
 
-    /// Whether the provider named `name` has been made: always for a provider value, and for a deferred one once
-    /// something asked for it (what tests check a run read).
-    package func hasMade(_ name: String) -> Bool {
-        guard let entry = entries.first(where: { $0.name == name }) else { return false }
-        return entry.deferred?.isMade ?? true
-    }
+    /// Whether the provider named `name` has been made (what tests check a run made).
+    package func hasMade(_ name: String) -> Bool { entries.first { $0.name == name }?.isMade ?? false }
 
     /// Where the provider named `name` comes from (built-in Swift unless said otherwise).
     public func origin(of name: String) -> ProviderOrigin { origins[name] ?? .builtInSwift }
 
     /// The broken definition named `name` (one that could not be read, or that would shadow another provider).
     public func brokenProvider(named name: String) -> BrokenProvider? {
-        if let deferred = entries.first(where: { $0.name == name })?.deferred, case .failure(let error) = deferred.provider {
-            return BrokenProvider(name: name, origin: origin(of: name), error: error)
-        }
-        return knownBroken.first { $0.name == name }
+        entries.first { $0.name == name }.flatMap(brokenProvider(made:)) ?? knownBroken.first { $0.name == name }
+    }
+
+    /// `provider` as a broken definition, when it cannot be made.
+    private func brokenProvider(made provider: DeferredProvider) -> BrokenProvider? {
+        guard case .failure(let error) = provider.provider else { return nil }
+        return BrokenProvider(name: provider.name, origin: origin(of: provider.name), error: error)
     }
 
     /// The provider named `name`.
@@ -119,40 +90,6 @@ public struct ProviderRegistry: Sendable {
             throw AggregateError(.usage, "unknown provider '\(name)'\(DidYouMean.suffix(for: name, among: names, otherwise: ".")) Valid providers: \(names.joined(separator: ", ")).")
         }
         return provider
-    }
-}
-
-/// A provider that is made on first use, under a name known beforehand: a compiled-in definition is read in full
-/// only when a run asks for it, so a run of one provider does not pay for reading every other. It is made once;
-/// when it cannot be made, the registry lists it as broken with the error.
-public final class DeferredProvider: @unchecked Sendable {
-    /// The name it will have.
-    public let name: String
-    private let make: @Sendable () -> Result<any RunnableProvider, AggregateError>
-    private let lock = NSLock()
-    private var made: Result<any RunnableProvider, AggregateError>?
-
-    /// A provider named `name`, made by `make` on first use.
-    public init(name: String, make: @escaping @Sendable () -> Result<any RunnableProvider, AggregateError>) {
-        self.name = name
-        self.make = make
-    }
-
-    /// The provider, or why it cannot be made: made by the first caller, under a lock.
-    public var provider: Result<any RunnableProvider, AggregateError> {
-        lock.lock()
-        defer { lock.unlock() }
-        if let made { return made }
-        let result = make()
-        made = result
-        return result
-    }
-
-    /// Whether the provider has been made (for tests that check what a run reads).
-    public var isMade: Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        return made != nil
     }
 }
 
@@ -190,4 +127,27 @@ public struct BrokenProvider: Sendable, Equatable {
         self.origin = origin
         self.error = error
     }
+}
+
+/// A provider that is made on first use, under a name known beforehand: a run of one provider makes no other (nor
+/// reads its definition). It is made once; when it cannot be, the registry lists it as broken with the error.
+public final class DeferredProvider: Sendable {
+    /// The name it will have.
+    public let name: String
+    private let made: Once<Result<any RunnableProvider, AggregateError>>
+
+    /// `provider`, made already.
+    public convenience init(_ provider: any RunnableProvider) { self.init(name: provider.descriptor.name) { .success(provider) } }
+
+    /// A provider named `name`, made by `make` on first use.
+    public init(name: String, make: @escaping @Sendable () -> Result<any RunnableProvider, AggregateError>) {
+        self.name = name
+        made = Once(make)
+    }
+
+    /// The provider, or why it cannot be made.
+    public var provider: Result<any RunnableProvider, AggregateError> { made.value }
+
+    /// Whether the provider has been made (for tests that check what a run made).
+    public var isMade: Bool { made.isMade }
 }
