@@ -17,6 +17,9 @@ public struct KivaProvider: Provider, ProviderTextView {
     static let status = ParameterKey<KivaSearch.Status>(
         "status", default: KivaSearch.Status.fundraising.rawValue, valueName: "STATUS", help: "Only loans in this state.")
 
+    /// The descriptor's name, stated without making the descriptor.
+    public static let providerName = "kiva"
+
     public static let descriptor = ProviderDescriptor(
         name: "kiva",
         displayName: "Kiva",

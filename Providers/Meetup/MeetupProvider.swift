@@ -15,6 +15,9 @@ public struct MeetupProvider: Provider, ProviderTextView {
     static let api = ParameterKey<API>(
         "api", valueName: "API", help: "Which API to call. Without it: graphql when MEETUP_TOKEN is set, else v2 when MEETUP_API_KEY is set.")
 
+    /// The descriptor's name, stated without making the descriptor.
+    public static let providerName = "meetup"
+
     public static let descriptor = ProviderDescriptor(
         name: "meetup",
         displayName: "Meetup",

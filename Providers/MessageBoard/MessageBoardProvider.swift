@@ -11,6 +11,9 @@ public struct MessageBoardProvider: Provider, ProviderTextView {
         "message", required: true, valueName: "TEXT", readsStandardInputOnDash: true,
         help: "The message; '-' reads it from standard input (UTF-8, at most 1 MiB, several lines allowed; trailing line breaks are dropped).")
 
+    /// The descriptor's name, stated without making the descriptor.
+    public static let providerName = "messageboard"
+
     public static let descriptor = ProviderDescriptor(
         name: "messageboard",
         displayName: "Message board",

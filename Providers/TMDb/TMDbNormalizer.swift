@@ -76,15 +76,15 @@ enum TMDbNormalizer {
     /// popularity, voteAverage, voteCount, and runtime when the API knows it.
     static func metrics(_ movie: JSONValue) -> [String: Decimal] {
         var metrics: [String: Decimal] = [:]
-        metrics["popularity"] = movie["popularity"]?.decimal
-        let voteCount = movie["vote_count"]?.decimal
+        metrics["popularity"] = movie["popularity"]?.decimalWithoutLocale
+        let voteCount = movie["vote_count"]?.decimalWithoutLocale
         metrics["voteCount"] = voteCount
         // An average of 0 from no votes is "not rated yet", not a rating of zero.
-        if let average = movie["vote_average"]?.decimal, voteCount.map({ $0 > 0 }) ?? (average > 0) {
+        if let average = movie["vote_average"]?.decimalWithoutLocale, voteCount.map({ $0 > 0 }) ?? (average > 0) {
             metrics["voteAverage"] = average
         }
         // TMDb sends 0 (sometimes null) for a runtime it does not know.
-        if let runtime = movie["runtime"]?.decimal, runtime > 0 { metrics["runtime"] = runtime }
+        if let runtime = movie["runtime"]?.decimalWithoutLocale, runtime > 0 { metrics["runtime"] = runtime }
         return metrics
     }
 

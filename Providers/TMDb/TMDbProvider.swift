@@ -11,6 +11,9 @@ public struct TMDbProvider: Provider, ProviderTextView {
     /// `search` and `popular`: pages of 20, after the image configuration (live runs only).
     static let listCost = RequestCost(pageSize: TMDbNormalizer.pageSize, lookups: 1)
 
+    /// The descriptor's name, stated without making the descriptor.
+    public static let providerName = "tmdb"
+
     public static let descriptor = ProviderDescriptor(
         name: "tmdb",
         displayName: "TMDb",

@@ -80,7 +80,9 @@ enum TMDbTextView {
         var input = value
         var rounded = Decimal()
         NSDecimalRound(&rounded, &input, 1, .plain)
-        let text = JSONNumberFormat.text(for: rounded)
+        // Decimal's own text is plain notation with a '.', what `JSONNumberFormat.text(for:)` writes through the
+        // POSIX locale; it spares loading ICU's number formatting for one rating.
+        let text = rounded.description
         return text.contains(".") ? text : text + ".0"
     }
 

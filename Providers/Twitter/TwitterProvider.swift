@@ -15,6 +15,9 @@ public struct TwitterProvider: Provider, ProviderTextView {
         "api", default: "v2", valueName: "VERSION",
         help: "Which API to call: v2 (current; looks the user's id up first) or v1.1 (legacy; most access levels now get error 453).")
 
+    /// The descriptor's name, stated without making the descriptor.
+    public static let providerName = "twitter"
+
     public static let descriptor: ProviderDescriptor = {
         var descriptor = ProviderDescriptor(
             name: "twitter",

@@ -1,5 +1,6 @@
 public import AggregateCore
 import AggregateJSON
+import AggregateText
 public import Foundation
 
 /// One definition found somewhere, read or not.
@@ -75,6 +76,13 @@ public enum DefinitionCatalog {
     /// Reads the compiled-in definitions (`(folder, JSON text)`) and the run-time `files`. A run-time definition
     /// with the name of a provider in `reserved` or of an earlier definition is broken (it may not shadow it).
     public static func load(builtIn: [(folder: String, json: String)], files: [URL], reserved: Set<String>) -> [LoadedDefinition] {
+        load(builtIn: builtIn, files: files, reserved: reserved, builtIns: nil)
+    }
+
+    /// `builtIns`: the names a run-time file is told are built in (default: `reserved` and the `builtIn` ones).
+    private static func load(
+        builtIn: [(folder: String, json: String)], files: [URL], reserved: Set<String>, builtIns known: Set<String>?
+    ) -> [LoadedDefinition] {
         var loaded: [LoadedDefinition] = []
         var taken = reserved
         for (folder, json) in builtIn {
@@ -83,7 +91,7 @@ public enum DefinitionCatalog {
             taken.insert(entry.name)
             loaded.append(entry)
         }
-        let builtIns = taken
+        let builtIns = known ?? taken
         for file in files {
             let origin = ProviderOrigin.file(file.path)
             let stem = file.deletingPathExtension().lastPathComponent.lowercased()
@@ -107,6 +115,51 @@ public enum DefinitionCatalog {
         return loaded
     }
 
+    /// As ``load(builtIn:files:reserved:)``, but a compiled-in definition is only named (its top-level `name`, found
+    /// by a scan of its tokens) and read in full on first use (``DeferredDefinition``): a run of one provider reads no
+    /// other's definition. The run-time `files` are read now, as they may be broken or shadow another provider.
+    public static func loadDeferring(
+        builtIn: [(folder: String, json: String)], files: [URL], reserved: Set<String>
+    ) -> (deferred: [DeferredDefinition], loaded: [LoadedDefinition]) {
+        var deferred: [DeferredDefinition] = []
+        var loaded: [LoadedDefinition] = []
+        var taken = reserved
+        for (folder, json) in builtIn {
+            let label = "Providers/\(folder)/provider.json"
+            if let name = topLevelName(of: json), !name.isEmpty {
+                deferred.append(DeferredDefinition(name: name, embeddedFolder: folder, label: label, json: json))
+                taken.insert(name)
+                continue
+            }
+            var entry = read(Data(json.utf8), label: label, origin: .builtInDefinition, folder: nil, stem: folder.lowercased())
+            entry.embeddedFolder = folder
+            taken.insert(entry.name)
+            loaded.append(entry)
+        }
+        return (deferred, loaded + load(builtIn: [], files: files, reserved: taken, builtIns: taken))
+    }
+
+    /// The string value of the top-level `name` of the JSON object `json`, found by scanning its tokens (the values
+    /// before it are skipped, not parsed); `nil` when there is none or the JSON breaks before it.
+    static func topLevelName(of json: String) -> String? {
+        let data = Data(json.utf8)
+        let reader = JSONEventReader(data: data, chunkSize: max(16, data.count))
+        do throws(JSONParseError) {
+            guard try reader.nextToken() == .objectStart else { return nil }
+            while let token = try reader.nextToken(), token == .key {
+                guard try reader.text() == "name" else {
+                    try reader.skipValue()
+                    continue
+                }
+                guard try reader.nextToken() == .string else { return nil }
+                return try reader.text()
+            }
+            return nil
+        } catch {
+            return nil
+        }
+    }
+
     /// One definition read from `data`; `label` names it in errors.
     static func read(_ data: Data, label: String, origin: ProviderOrigin, folder: URL?, stem: String) -> LoadedDefinition {
         do {
@@ -122,6 +175,36 @@ public enum DefinitionCatalog {
     }
 }
 
+/// A compiled-in definition known by its name and read in full (``ProviderDefinition``) on first use, once.
+public final class DeferredDefinition: Sendable {
+    /// The definition's `name`.
+    public let name: String
+    /// The `Providers/` folder, which keys its embedded samples.
+    public let embeddedFolder: String
+    private let read: Once<Result<ProviderDefinition, AggregateError>>
+
+    init(name: String, embeddedFolder: String, label: String, json: String) {
+        self.name = name
+        self.embeddedFolder = embeddedFolder
+        read = Once {
+            do throws(DefinitionProblem) {
+                var definition = try ProviderDefinition(json: Data(json.utf8))
+                definition.source = label
+                return .success(definition)
+            } catch {
+                return .failure(AggregateError(.config, "\(label): \(error)", provider: name))
+            }
+        }
+    }
+
+    /// The definition, or the `config` error (exit 78) a broken one gives, worded as
+    /// ``DefinitionCatalog/load(builtIn:files:reserved:)`` words it.
+    public var definition: Result<ProviderDefinition, AggregateError> { read.value }
+
+    /// Whether the definition has been read (for tests that check what a run reads).
+    public var isRead: Bool { read.isMade }
+}
+
 extension ProviderRegistry {
     /// The Swift providers, the compiled-in definitions (`(folder, provider.json)`) and the run-time definition
     /// `files`. A definition that cannot be used is listed as broken and fails only when used.
@@ -129,23 +212,30 @@ extension ProviderRegistry {
     public static func withDefinitions(
         swift providers: [any Provider.Type], builtIn: [(folder: String, json: String)], files: [URL]
     ) throws -> ProviderRegistry {
-        let loaded = DefinitionCatalog.load(builtIn: builtIn, files: files, reserved: Set(providers.map { $0.descriptor.name }))
-        return try withDefinitions(swift: providers, loaded: loaded)
+        let (deferred, loaded) = DefinitionCatalog.loadDeferring(builtIn: builtIn, files: files, reserved: Set(providers.map { $0.providerName }))
+        return try withDefinitions(swift: providers, deferred: deferred, loaded: loaded)
     }
 
     /// The Swift providers and the definitions `loaded` (by ``DefinitionCatalog/load(builtIn:files:reserved:)``).
-    package static func withDefinitions(swift providers: [any Provider.Type], loaded: [LoadedDefinition]) throws -> ProviderRegistry {
-        var values: [any RunnableProvider] = providers.map { $0.init() }
-        var origins = Dictionary(providers.map { ($0.descriptor.name, ProviderOrigin.builtInSwift) }, uniquingKeysWith: { first, _ in first })
+    package static func withDefinitions(
+        swift providers: [any Provider.Type], deferred: [DeferredDefinition] = [], loaded: [LoadedDefinition]
+    ) throws -> ProviderRegistry {
+        // The compiled-in definitions come before the run-time ones, in the order `loaded` would have them.
+        // A Swift provider is named by its type (``Provider/providerName``); its descriptor is made when a run uses it.
+        var values = providers.map { type in DeferredProvider(name: type.providerName) { .success(type.init()) } } + deferred.map { definition in
+            DeferredProvider(name: definition.name) { definition.definition.map { DeclarativeProvider($0) as any RunnableProvider } }
+        }
+        var origins = Dictionary(providers.map { ($0.providerName, ProviderOrigin.builtInSwift) }, uniquingKeysWith: { first, _ in first })
+        for definition in deferred { origins[definition.name] = .builtInDefinition }
         var broken: [BrokenProvider] = []
         for entry in loaded {
             guard let definition = entry.definition else {
                 broken.append(BrokenProvider(name: entry.name, origin: entry.origin, error: entry.error ?? AggregateError(.config, "cannot be used")))
                 continue
             }
-            values.append(DeclarativeProvider(definition))
+            values.append(DeferredProvider(DeclarativeProvider(definition)))
             origins[definition.name] = entry.origin
         }
-        return try ProviderRegistry(providers: values, origins: origins, broken: broken)
+        return try ProviderRegistry(entries: values, origins: origins, broken: broken)
     }
 }

@@ -1,6 +1,7 @@
 public import AggregateCore
 public import AggregateDefinitions
 import AggregateJSON
+import AggregateText
 public import AggregateSandboxKit
 public import Foundation
 
@@ -328,8 +329,14 @@ extension SandboxCatalog {
         swift providers: [any Provider.Type], sandboxes: [any SandboxProviding.Type], builtIn: [(folder: String, json: String)],
         samples: [String: [String: String]], files: [URL]
     ) throws -> SandboxCatalog {
-        let loaded = DefinitionCatalog.load(builtIn: builtIn, files: files, reserved: Set(providers.map { $0.descriptor.name }))
+        let (deferred, loaded) = DefinitionCatalog.loadDeferring(builtIn: builtIn, files: files, reserved: Set(providers.map { $0.providerName }))
         var emulators: [any SandboxServing] = sandboxes.map(SandboxOfType.init)
+        for definition in deferred {
+            emulators.append(DeferredDefinitionSandbox(definition) { embedded in
+                let samples = samples[embedded] ?? [:]
+                return { samples[$0] }
+            })
+        }
         for entry in loaded {
             guard let definition = entry.definition else { continue }
             if let folder = entry.folder {
@@ -339,6 +346,47 @@ extension SandboxCatalog {
                 emulators.append(DefinitionSandbox(definition) { embedded[$0] })
             }
         }
-        return try SandboxCatalog(try ProviderRegistry.withDefinitions(swift: providers, loaded: loaded), sandboxes: emulators)
+        return try SandboxCatalog(try ProviderRegistry.withDefinitions(swift: providers, deferred: deferred, loaded: loaded), sandboxes: emulators)
     }
+}
+
+/// The emulator of a compiled-in definition that is read on first use (``DeferredDefinition``): it is named by the
+/// definition's name and claims no root path (as every ``DefinitionSandbox``), so making the catalog reads nothing;
+/// anything else reads the definition and makes its ``DefinitionSandbox``, once. A definition that cannot be read
+/// answers nothing (its provider is broken, so no run reaches it).
+struct DeferredDefinitionSandbox: SandboxServing {
+    private let emulator: DeferredEmulator
+
+    init(_ definition: DeferredDefinition, samples: @escaping @Sendable (String) -> @Sendable (String) -> String?) {
+        emulator = DeferredEmulator(definition, samples: samples)
+    }
+
+    var providerName: String { emulator.definition.name }
+    var sandboxPaths: [PathPattern] { [] }
+    var sandboxEnvironment: [String: String] { emulator.made?.sandboxEnvironment ?? [:] }
+    var sandboxCaching: APICaching { emulator.made?.sandboxCaching ?? .etag }
+
+    func sandboxCaching(for request: SandboxRequest) -> APICaching { emulator.made?.sandboxCaching(for: request) ?? sandboxCaching }
+
+    func sandboxResponse(for request: SandboxRequest, context: SandboxContext) -> SandboxResponse? {
+        emulator.made?.sandboxResponse(for: request, context: context)
+    }
+
+    func sandboxFaultResponse(status: Int, request: SandboxRequest, context: SandboxContext) -> SandboxResponse? {
+        emulator.made?.sandboxFaultResponse(status: status, request: request, context: context)
+    }
+}
+
+/// The one ``DefinitionSandbox`` of a deferred definition, made on first use (it keeps parsed samples); `nil` when
+/// the definition cannot be read.
+private final class DeferredEmulator: Sendable {
+    let definition: DeferredDefinition
+    private let emulator: Once<DefinitionSandbox?>
+
+    init(_ definition: DeferredDefinition, samples: @escaping @Sendable (String) -> @Sendable (String) -> String?) {
+        self.definition = definition
+        emulator = Once { (try? definition.definition.get()).map { DefinitionSandbox($0, sample: samples(definition.embeddedFolder)) } }
+    }
+
+    var made: DefinitionSandbox? { emulator.value }
 }

@@ -192,9 +192,19 @@ enum ProviderCommand {
         do {
             let settings = try SettingsSources(context: context)
             // A parameter given as '-' reads standard input to its end, which blocks: not on the cooperative pool.
+            // Parsing has no other effect, so it is tried here first with a reader that only notes it was asked
+            // for, and done again on a thread of its own when it was (most runs read no input: no thread to start).
             let (registry, readStandardInput) = (context.registry, context.readStandardInput)
-            invocation = try await BlockingWork.run { () throws(AggregateError) -> ProviderInvocation in
-                try ProviderInvocation.parse(arguments, registry: registry, standardInput: readStandardInput, settings: settings)
+            let asked = InputAsked()
+            let inline = Result { () throws(AggregateError) -> ProviderInvocation in
+                try ProviderInvocation.parse(arguments, registry: registry, standardInput: asked.reader, settings: settings)
+            }
+            if asked.wasAsked {
+                invocation = try await BlockingWork.run { () throws(AggregateError) -> ProviderInvocation in
+                    try ProviderInvocation.parse(arguments, registry: registry, standardInput: readStandardInput, settings: settings)
+                }
+            } else {
+                invocation = try inline.get()
             }
         } catch where error.kind == .config {
             return Diagnostics.report(error, console: context.console)
@@ -350,5 +360,27 @@ enum RawOutput {
         let texts = bodies.map { String(decoding: $0, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines) }
         let joined = texts.count == 1 ? texts[0] : "[\n" + texts.joined(separator: ",\n") + "\n]"
         return redactor.redact(joined) + "\n"
+    }
+}
+
+/// A standard-input reader that reads nothing: it notes that it was asked and fails, so the caller can parse again
+/// with the real (blocking) reader off the cooperative pool.
+private final class InputAsked: @unchecked Sendable {
+    private let lock = NSLock()
+    private var asked = false
+
+    var reader: ProviderArguments.StandardInputReader {
+        { _ throws(AggregateError) in
+            self.lock.lock()
+            self.asked = true
+            self.lock.unlock()
+            throw AggregateError(.noInput, "standard input is read on a thread of its own")
+        }
+    }
+
+    var wasAsked: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return asked
     }
 }

@@ -64,23 +64,60 @@ public enum TMDbSandbox: RoutedSandbox {
         movies.compactMap { movie in movie["id"]?.idString.map { ($0, movie) } }, uniquingKeysWith: { first, _ in first })
     static let configuration: JSONValue = (try? JSONParser().parse(TMDbSampleData.configurationJSON)) ?? [:]
 
-    /// What search and lists need from each movie, computed once rather than per request: folded title words,
-    /// the popularity as a decimal, and the movie in list form.
+    /// What lists need from each movie, computed once rather than per request: the popularity as a decimal and
+    /// the movie in list form. Search's folded title words are ``titles``, made by the first search only (folding
+    /// starts up ICU's locale data, which a list does not need).
     struct IndexedMovie: Sendable {
         var listForm: JSONValue
-        var titles: [(words: [String], folded: String)]
         var releaseDate: String
         var popularity: Decimal
         var id: Int
+        /// The position in ``movies`` (and ``titles``).
+        var position: Int
     }
 
-    static let index: [IndexedMovie] = movies.map { movie in
-        let titles = [movie["title"]?.string, movie["original_title"]?.string].compactMap { $0 }.map { title in
+    static let index: [IndexedMovie] = (listFields() ?? movies).enumerated().map { position, movie in
+        IndexedMovie(
+            listForm: listResult(movie), releaseDate: movie["release_date"]?.string ?? "",
+            popularity: movie["popularity"]?.decimalWithoutLocale ?? 0, id: movie["id"]?.int ?? 0, position: position)
+    }
+
+    /// The fields of a catalogue record that ``listResult(_:)`` reads.
+    static let listFieldNames: Set<String> = [
+        "adult", "backdrop_path", "genres", "id", "original_language", "original_title", "overview", "popularity",
+        "poster_path", "release_date", "title", "video", "vote_average", "vote_count",
+    ]
+
+    /// Each movie of the catalogue with only ``listFieldNames``, read from its text with the rest (credits, most of
+    /// the bytes) skipped rather than parsed: a list needs no more, and the whole catalogue is parsed (``movies``)
+    /// only for details, credits and search. `nil` if the text is not an array of objects (never: then ``movies``).
+    static func listFields() -> [JSONValue]? {
+        let text = Data(TMDbSampleData.moviesJSON.utf8)
+        let reader = JSONEventReader(data: text, chunkSize: text.count)
+        do throws(JSONParseError) {
+            guard try reader.nextToken() == .arrayStart else { return nil }
+            var records: [JSONValue] = []
+            while let token = try reader.nextToken(), token != .arrayEnd {
+                guard token == .objectStart else { return nil }
+                var fields: [JSONObject.Member] = []
+                while let token = try reader.nextToken(), token != .objectEnd {
+                    guard token == .key else { return nil }
+                    let key = try reader.text()
+                    if listFieldNames.contains(key) { fields.append(JSONObject.Member(key, try reader.readValue())) } else { try reader.skipValue() }
+                }
+                records.append(.object(JSONObject(fields)))
+            }
+            return records
+        } catch {
+            return nil
+        }
+    }
+
+    /// Per movie of ``movies``, its title and original title as folded words and folded text, for search.
+    static let titles: [[(words: [String], folded: String)]] = movies.map { movie in
+        [movie["title"]?.string, movie["original_title"]?.string].compactMap { $0 }.map { title in
             (words: SandboxText.words(title, widthInsensitive: true), folded: SandboxText.fold(title, widthInsensitive: true))
         }
-        return IndexedMovie(
-            listForm: listResult(movie), titles: titles,
-            releaseDate: movie["release_date"]?.string ?? "", popularity: movie["popularity"]?.decimal ?? 0, id: movie["id"]?.int ?? 0)
     }
 
     /// The catalogue, most popular first.
@@ -210,7 +247,7 @@ public enum TMDbSandbox: RoutedSandbox {
         let yearPrefix = year.map(String.init)
         let ranked = index.compactMap { movie -> (movie: IndexedMovie, rank: Int)? in
             if let yearPrefix, !movie.releaseDate.hasPrefix(yearPrefix) { return nil }
-            let ranks = movie.titles.compactMap { rank(titleWords: $0.words, folded: $0.folded, wanted: wanted) }
+            let ranks = titles[movie.position].compactMap { rank(titleWords: $0.words, folded: $0.folded, wanted: wanted) }
             return ranks.min().map { (movie, $0) }
         }
         return ranked.sorted { $0.rank != $1.rank ? $0.rank < $1.rank : isMorePopular($0.movie, $1.movie) }.map(\.movie)

@@ -1,4 +1,5 @@
 public import AggregateJSON
+import AggregateText
 public import Foundation
 
 /// The one function that removes secrets from text before it reaches any output, error, trace or file.
@@ -28,18 +29,14 @@ public struct Redactor: Sendable, Equatable {
     /// Secret values to hide wherever they appear.
     public private(set) var secrets: [String]
     /// Per secret, its textual encodings (matched in any letter case) and then its base64 forms (matched exactly,
-    /// since base64 is case-sensitive); built once per redactor, not per call.
-    private let patterns: [NSRegularExpression]
+    /// since base64 is case-sensitive); compiled once per redactor, on the first text that may hold a secret (most
+    /// texts provably hold none, see ``SecretPatterns``), not per call.
+    private let patterns: SecretPatterns
 
     /// Creates a redactor for `secrets`; empty and very short values are ignored (they would mask ordinary text).
     public init(secrets: [String] = []) {
         self.secrets = Array(Set(secrets.filter { $0.count >= 4 })).sorted { $0.count > $1.count }
-        self.patterns = self.secrets.flatMap { secret in
-            [
-                try? NSRegularExpression(pattern: Self.pattern(matchingEncodingsOf: secret), options: [.caseInsensitive]),
-                try? NSRegularExpression(pattern: Self.base64Pattern(of: secret)),
-            ].compactMap { $0 }
-        }
+        self.patterns = SecretPatterns(self.secrets)
     }
 
     public static func == (lhs: Redactor, rhs: Redactor) -> Bool { lhs.secrets == rhs.secrets }
@@ -54,12 +51,7 @@ public struct Redactor: Sendable, Equatable {
     /// `text` with every known secret replaced by `***`, and nothing else touched: for data such as result items,
     /// where a `key=` in a URL is content, not a credential of ours.
     public func redactSecrets(_ text: String) -> String {
-        var result = text
-        for pattern in patterns {
-            result = pattern.stringByReplacingMatches(
-                in: result, range: NSRange(result.startIndex..., in: result), withTemplate: NSRegularExpression.escapedTemplate(for: Self.mask))
-        }
-        return result
+        patterns.replacingMatches(in: text, with: Self.mask)
     }
 
     /// Whether this redactor knows any secret (with none, ``redactSecrets(_:)`` changes nothing).
@@ -78,7 +70,7 @@ public struct Redactor: Sendable, Equatable {
 
     /// Whether `text` holds a known secret in any encoding (used to drop credential-bearing query parameters).
     public func containsSecret(_ text: String) -> Bool {
-        patterns.contains { $0.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)) != nil }
+        patterns.matches(text)
     }
 
     /// A header value as it may be shown: hidden entirely for credential headers.
@@ -89,70 +81,6 @@ public struct Redactor: Sendable, Equatable {
             return Self.mask
         }
         return redact(value)
-    }
-
-    /// A pattern for `secret`, to be matched in any letter case, in which every character may appear as itself or in
-    /// any of its encodings, followed by the hexadecimal digits of the whole value's bytes.
-    static func pattern(matchingEncodingsOf secret: String) -> String {
-        var characters = ""
-        for scalar in secret.unicodeScalars {
-            var forms = [NSRegularExpression.escapedPattern(for: String(scalar))]
-            let bytes = Array(String(scalar).utf8)
-            forms.append(bytes.map { "%" + hexPattern(UInt32($0), digits: 2) }.joined())
-            forms.append(bytes.map { "%25" + hexPattern(UInt32($0), digits: 2) }.joined())
-            forms.append("&#0*\(scalar.value);?")
-            forms.append("&#x0*\(String(scalar.value, radix: 16));?")
-            if let name = htmlNames[scalar] { forms.append("&\(name);") }
-            if scalar == " " { forms.append("\\+") }
-            switch scalar {
-            case "/": forms.append("\\\\/")
-            case "\"": forms.append("\\\\\"")
-            case "\\": forms.append("\\\\\\\\")
-            default: break
-            }
-            forms.append(String(scalar).utf16.map { "\\\\u" + hexPattern(UInt32($0), digits: 4) }.joined())
-            characters += "(?:" + forms.joined(separator: "|") + ")"
-        }
-        let hex = secret.utf8.map { String($0, radix: 16).count == 1 ? "0" + String($0, radix: 16) : String($0, radix: 16) }.joined()
-        return characters + "|" + hex
-    }
-
-    /// The base64 forms of `secret`, standard and URL-safe: of the whole value (with or without padding), and the
-    /// run of characters that only its bytes decide when it sits at any offset inside a longer value (`Bearer …`,
-    /// `user:…`), whatever comes before and after it; runs shorter than six characters (a credential of four bytes
-    /// at some offsets) are left out, as they would match ordinary base64.
-    static func base64Pattern(of secret: String) -> String {
-        let bytes = Array(secret.utf8)
-        let standard = Data(bytes).base64EncodedString()
-        var forms = [standard, standard.replacingOccurrences(of: "=", with: "")]
-        for offset in 0..<3 {
-            // With `offset` bytes before it in its group of three, output characters first..<last are decided by
-            // the secret's bits alone: those whose six bits lie entirely inside them.
-            let encoded = Array(Data(Array(repeating: 0, count: offset) + bytes).base64EncodedString())
-            let first = (8 * offset + 5) / 6
-            let last = (8 * (offset + bytes.count)) / 6
-            if last - first >= 6 { forms.append(String(encoded[first..<last])) }
-        }
-        forms += forms.map { $0.replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_") }
-        // Longest first: a padded form must win over its own unpadded prefix.
-        let unique = forms.reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }.sorted { $0.count > $1.count }
-        return unique.map(NSRegularExpression.escapedPattern(for:)).joined(separator: "|")
-    }
-
-    /// HTML's named references for the ASCII punctuation a credential may hold (HTML 5's table; `&tilde;` is not `~`).
-    private static let htmlNames: [Unicode.Scalar: String] = [
-        "!": "excl", "\"": "quot", "#": "num", "$": "dollar", "%": "percnt", "&": "amp", "'": "apos", "(": "lpar",
-        ")": "rpar", "*": "ast", "+": "plus", ",": "comma", ".": "period", "/": "sol", ":": "colon", ";": "semi",
-        "<": "lt", "=": "equals", ">": "gt", "?": "quest", "@": "commat", "[": "lsqb", "\\": "bsol", "]": "rsqb",
-        "^": "Hat", "_": "lowbar", "`": "grave", "{": "lcub", "|": "verbar", "}": "rcub",
-    ]
-
-    /// `value` as hexadecimal digits where each letter matches either case, e.g. `2[fF]`.
-    private static func hexPattern(_ value: UInt32, digits: Int) -> String {
-        let hex = String(value, radix: 16, uppercase: true)
-        return (String(repeating: "0", count: max(0, digits - hex.count)) + hex).map { digit in
-            digit.isLetter ? "[\(digit)\(digit.lowercased())]" : String(digit)
-        }.joined()
     }
 
     // Both patterns are constants (the names are escaped), so they always compile; were one ever not to, the
@@ -168,8 +96,13 @@ public struct Redactor: Sendable, Equatable {
     /// "the bearer token was rejected" is left alone.
     private static let bearerPattern = try? NSRegularExpression(pattern: "(Bearer\\s+)[A-Za-z0-9\\-._~+/%]{8,}=*")
 
+    private static let sensitiveNames = sensitiveQueryNames.sorted().map { Array($0.lowercased().utf8) }
+
     /// Masks `name=value` pairs for sensitive names in URLs and form bodies, and `Bearer <token>` anywhere.
     private static func maskSensitiveParameters(in text: String) -> String {
+        // Most texts (a URL without credentials, an error line) provably hold neither; they are returned as they are
+        // without compiling either pattern.
+        guard SecretPatterns.mayHoldParameter(named: sensitiveNames, in: text) || SecretPatterns.contains(text, literal: "Bearer") else { return text }
         guard let sensitiveParameterPattern, let bearerPattern else { return mask }
         let whole = NSRange(text.startIndex..., in: text)
         let withoutParameters = sensitiveParameterPattern.stringByReplacingMatches(
@@ -222,3 +155,4 @@ extension Redactor {
         }
     }
 }
+

@@ -30,7 +30,7 @@ public struct OptionSpec: Sendable, Equatable {
         self.name = name
         self.short = short
         self.arity = arity
-        self.valueName = valueName ?? name.uppercased().replacingOccurrences(of: "-", with: "_")
+        self.valueName = valueName ?? name.upperSnakeCased
         self.help = help
     }
 

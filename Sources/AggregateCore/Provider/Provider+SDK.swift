@@ -80,6 +80,10 @@ public protocol Provider: RunnableProvider {
     /// What the provider is and can do.
     static var descriptor: ProviderDescriptor { get }
 
+    /// The descriptor's name, known without making the descriptor (default: `descriptor.name`; a provider states it
+    /// as a constant so that a registry lists and finds it by name and makes only the descriptor a run uses).
+    static var providerName: String { get }
+
     /// Creates the provider.
     init()
 

@@ -5,6 +5,9 @@ extension Provider {
     /// Shortcut for the static descriptor.
     public var descriptor: ProviderDescriptor { Self.descriptor }
 
+    /// The descriptor's name (a provider may state it as a constant, so that it is known without the descriptor).
+    public static var providerName: String { descriptor.name }
+
     public func retryDelay(for response: HTTPResponse, now: Date) -> TimeInterval? {
         RetryAfter.delay(response, now: now)
     }

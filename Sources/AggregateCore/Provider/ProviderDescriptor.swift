@@ -1,3 +1,4 @@
+import AggregateText
 import Foundation
 
 /// Everything a provider tells about itself without running: it feeds `aggregate describe`, the help text,
@@ -167,7 +168,7 @@ public struct Parameter: Sendable, Equatable {
         self.isRequired = required
         self.defaultValue = defaultValue
         self.help = help
-        self.valueName = valueName ?? name.uppercased().replacingOccurrences(of: "-", with: "_")
+        self.valueName = valueName ?? name.upperSnakeCased
     }
 }
 
