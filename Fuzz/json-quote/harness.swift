@@ -14,7 +14,7 @@ public func fuzzJSONQuote(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     }
     var fast: [UInt8] = []
     JSONWriter.appendQuoted(utf8: UnsafeBufferPointer(start: data, count: size), to: &fast)
-    guard fast == quotedByteByByte(UnsafeBufferPointer(start: data, count: size)) else { fatalError("quoted text differs") }
+    guard fast == JSONSimpleScan.quoted(Array(UnsafeBufferPointer(start: data, count: size))) else { fatalError("quoted text differs") }
 
     let document = Data(bytes: data, count: size)
     guard let tree = try? JSONParser().parse(document) else { return 0 }
@@ -30,30 +30,4 @@ public func fuzzJSONQuote(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         guard streamed == expected else { fatalError("streamed paths differ from the tree's (windows of \(chunkSize))") }
     }
     return 0
-}
-
-/// ``JSONWriter/appendQuoted(utf8:to:)``'s rules, one byte at a time.
-func quotedByteByByte(_ bytes: UnsafeBufferPointer<UInt8>) -> [UInt8] {
-    var output: [UInt8] = [0x22]
-    var index = 0
-    while index < bytes.count {
-        let byte = bytes[index]
-        switch byte {
-        case 0x22: output += Array(#"\""#.utf8)
-        case 0x5C: output += Array(#"\\"#.utf8)
-        case 0x0A: output += Array(#"\n"#.utf8)
-        case 0x0D: output += Array(#"\r"#.utf8)
-        case 0x09: output += Array(#"\t"#.utf8)
-        case 0x08: output += Array(#"\b"#.utf8)
-        case 0x0C: output += Array(#"\f"#.utf8)
-        case 0xE2 where index + 2 < bytes.count && bytes[index + 1] == 0x80 && (bytes[index + 2] == 0xA8 || bytes[index + 2] == 0xA9):
-            output += Array((bytes[index + 2] == 0xA8 ? #"\u2028"# : #"\u2029"#).utf8)
-            index += 3
-            continue
-        case ..<0x20: output += Array(String(format: "\\u%04x", byte).utf8)
-        default: output.append(byte)
-        }
-        index += 1
-    }
-    return output + [0x22]
 }

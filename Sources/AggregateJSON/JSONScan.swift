@@ -1,3 +1,4 @@
+import AggregateText
 import Foundation
 
 /// The byte-level scanning that the tree parser (``JSONParser``) and the streaming reader (``JSONEventReader``)
@@ -71,7 +72,7 @@ enum JSONScan {
                 guard index + 6 <= count else {
                     return final ? .failure("incomplete \\u escape", index + 2) : .needMore
                 }
-                for offset in 2..<6 where hexValue(bytes[index + offset]) == nil {
+                for offset in 2..<6 where HexDigit.value(bytes[index + offset]) == nil {
                     return .failure("invalid hex digit in \\u escape", index + offset)
                 }
                 index += 6
@@ -147,17 +148,8 @@ enum JSONScan {
 
     private static func hex4(_ bytes: UnsafeRawBufferPointer, _ index: Int) -> UInt32 {
         var value: UInt32 = 0
-        for offset in 0..<4 { value = value << 4 | UInt32(hexValue(bytes[index + offset]) ?? 0) }
+        for offset in 0..<4 { value = value << 4 | UInt32(HexDigit.value(bytes[index + offset]) ?? 0) }
         return value
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): return byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): return byte - UInt8(ascii: "A") + 10
-        default: return nil
-        }
     }
 
     private static func appendUTF8(_ scalar: UInt32, to output: inout [UInt8]) {

@@ -1,6 +1,8 @@
-/// The byte-at-a-time string and UTF-8 scans that ``JSONScan`` replaced with word-at-a-time ones, kept as the
-/// reference they are checked against: the differential tests and the `json-scan` fuzzer require the same outcome
-/// from both on every input. The word-at-a-time scans finish the last few bytes of a window (less than a word) with
+import Foundation
+
+/// The byte-at-a-time string, UTF-8 and quoting scans that ``JSONScan`` and ``JSONWriter`` replaced with
+/// word-at-a-time ones, kept as the reference they are checked against: the differential tests and the `json-scan`
+/// and `json-quote` fuzzers require the same outcome from both on every input. The word-at-a-time scans finish the last few bytes of a window (less than a word) with
 /// these.
 enum JSONSimpleScan {
     /// ``JSONScan/string(_:from:final:shape:checkUTF8:)``, one byte at a time.
@@ -57,6 +59,33 @@ enum JSONSimpleScan {
             index += 1
         }
         return index
+    }
+
+    /// ``JSONWriter/appendQuoted(utf8:to:)``'s quoting rules, one byte at a time, as it was written before the
+    /// word-at-a-time escape search: the reference the tests and the `json-quote` fuzzer hold the writer to.
+    static func quoted(_ bytes: [UInt8]) -> [UInt8] {
+        var output: [UInt8] = [0x22]
+        var index = 0
+        while index < bytes.count {
+            let byte = bytes[index]
+            switch byte {
+            case 0x22: output += Array(#"\""#.utf8)
+            case 0x5C: output += Array(#"\\"#.utf8)
+            case 0x0A: output += Array(#"\n"#.utf8)
+            case 0x0D: output += Array(#"\r"#.utf8)
+            case 0x09: output += Array(#"\t"#.utf8)
+            case 0x08: output += Array(#"\b"#.utf8)
+            case 0x0C: output += Array(#"\f"#.utf8)
+            case 0xE2 where index + 2 < bytes.count && bytes[index + 1] == 0x80 && (bytes[index + 2] == 0xA8 || bytes[index + 2] == 0xA9):
+                output += Array((bytes[index + 2] == 0xA8 ? #"\u2028"# : #"\u2029"#).utf8)
+                index += 3
+                continue
+            case ..<0x20: output += Array(String(format: "\\u%04x", byte).utf8)
+            default: output.append(byte)
+            }
+            index += 1
+        }
+        return output + [0x22]
     }
 
     /// ``JSONScan/Words/skipUnescaped(_:from:)``, one byte at a time: the first `"`, `\`, control byte or 0xE2.

@@ -140,35 +140,8 @@ import Testing
             }
             var fast: [UInt8] = []
             input.withUnsafeBufferPointer { JSONWriter.appendQuoted(utf8: $0, to: &fast) }
-            #expect(fast == Self.quotedByteByByte(input), "quoted \(input)")
+            #expect(fast == JSONSimpleScan.quoted(input), "quoted \(input)")
         }
-    }
-
-    /// The quoting rules of ``JSONWriter/appendQuoted(utf8:to:)`` one byte at a time, as it was written before the
-    /// word-at-a-time search.
-    static func quotedByteByByte(_ bytes: [UInt8]) -> [UInt8] {
-        var output: [UInt8] = [0x22]
-        var index = 0
-        while index < bytes.count {
-            let byte = bytes[index]
-            switch byte {
-            case 0x22: output += Array(#"\""#.utf8)
-            case 0x5C: output += Array(#"\\"#.utf8)
-            case 0x0A: output += Array(#"\n"#.utf8)
-            case 0x0D: output += Array(#"\r"#.utf8)
-            case 0x09: output += Array(#"\t"#.utf8)
-            case 0x08: output += Array(#"\b"#.utf8)
-            case 0x0C: output += Array(#"\f"#.utf8)
-            case 0xE2 where index + 2 < bytes.count && bytes[index + 1] == 0x80 && (bytes[index + 2] == 0xA8 || bytes[index + 2] == 0xA9):
-                output += Array((bytes[index + 2] == 0xA8 ? #"\u2028"# : #"\u2029"#).utf8)
-                index += 3
-                continue
-            case ..<0x20: output += Array(String(format: "\\u%04x", byte).utf8)
-            default: output.append(byte)
-            }
-            index += 1
-        }
-        return output + [0x22]
     }
 
     /// `--paths` writes strings without escapes (non-ASCII, U+2028 and U+2029 among them) from their bytes: in

@@ -1,4 +1,5 @@
 package import AggregateCore
+import AggregateText
 import Foundation
 
 /// A URL query string (`provider=tmdb&query=the+dark+knight`) as the browser sends a GET form: name–value pairs in
@@ -77,7 +78,7 @@ package struct WebQuery: Sendable, Equatable {
             } else if byte == UInt8(ascii: "%"),
                 let first = utf8.index(index, offsetBy: 1, limitedBy: utf8.endIndex), first != utf8.endIndex,
                 let second = utf8.index(first, offsetBy: 1, limitedBy: utf8.endIndex), second != utf8.endIndex,
-                let high = hexValue(utf8[first]), let low = hexValue(utf8[second])
+                let high = HexDigit.value(utf8[first]), let low = HexDigit.value(utf8[second])
             {
                 bytes.append(high << 4 | low)
                 index = second
@@ -90,15 +91,6 @@ package struct WebQuery: Sendable, Equatable {
             throw AggregateError(.usage, "the query string is not UTF-8 text once its %-escapes are decoded")
         }
         return decoded
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): return byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): return byte - UInt8(ascii: "A") + 10
-        default: return nil
-        }
     }
 }
 
