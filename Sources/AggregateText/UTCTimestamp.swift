@@ -40,6 +40,34 @@ public enum UTCTimestamp {
     public static func iso8601(_ date: Date, milliseconds: Bool = false) -> String {
         // Whole seconds are cut, not rounded: 12:00:59.9 is still 12:00:59.
         let p = parts(of: milliseconds ? date : Date(timeIntervalSince1970: date.timeIntervalSince1970.rounded(.down)))
+        if (0...9999).contains(p.year) {
+            // Every field has its fixed width: written as digits into the string's own storage, as a result's dates are
+            // written once per item. The interpolation below gives the same text, and is kept for other years.
+            return String(unsafeUninitializedCapacity: 24) { buffer in
+                var end = 0
+                func put(_ value: Int, _ width: Int, then separator: UInt8) {
+                    var rest = value
+                    for offset in stride(from: width - 1, through: 0, by: -1) {
+                        buffer[end + offset] = UInt8(ascii: "0") + UInt8(rest % 10)
+                        rest /= 10
+                    }
+                    buffer[end + width] = separator
+                    end += width + 1
+                }
+                put(p.year, 4, then: UInt8(ascii: "-"))
+                put(p.month, 2, then: UInt8(ascii: "-"))
+                put(p.day, 2, then: UInt8(ascii: "T"))
+                put(p.hour, 2, then: UInt8(ascii: ":"))
+                put(p.minute, 2, then: UInt8(ascii: ":"))
+                if milliseconds {
+                    put(p.second, 2, then: UInt8(ascii: "."))
+                    put(p.millisecond, 3, then: UInt8(ascii: "Z"))
+                } else {
+                    put(p.second, 2, then: UInt8(ascii: "Z"))
+                }
+                return end
+            }
+        }
         var text = "\(pad(p.year, 4))-\(pad(p.month, 2))-\(pad(p.day, 2))T\(pad(p.hour, 2)):\(pad(p.minute, 2)):\(pad(p.second, 2))"
         if milliseconds { text += "." + pad(p.millisecond, 3) }
         return text + "Z"
