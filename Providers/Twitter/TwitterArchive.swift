@@ -143,11 +143,34 @@ public enum TwitterArchive {
     public static func readTweets(
         _ entry: Entry, username: String?, notes: LongPosts = LongPosts(), filter: Filter = Filter(), body: (Item) -> Void
     ) throws(AggregateError) {
-        try forEachElement(of: entry) { element in
+        try forEachElement(of: entry, selecting: tweetFields) { element in
             guard let item = item(element, username: username, notes: notes), filter.keeps(item) else { return }
             body(item)
         }
     }
+
+    /// The members of an archive element that ``item(_:username:notes:)`` and ``TwitterV11/item(_:)`` read, at
+    /// every level (the `tweet` wrapper, a retweet's `retweeted_status`): reading only these, with the rest of
+    /// each tweet (`source`, entity `indices`, `display_text_range`, edit windows, …) skipped unread, is most of
+    /// what makes a large archive quick. A field that the mapping starts to read must be added here; the archive
+    /// tests compare the items with those of whole elements.
+    static let tweetFields: JSONSelection = {
+        let links = JSONSelection.Member.selection(JSONSelection(["url": .whole, "expanded_url": .whole]))
+        let editIDs = JSONSelection(["editTweetIds": .whole])
+        return JSONSelection([
+            "tweet": .same, "retweeted_status": .same,
+            "id_str": .whole, "id": .whole, "created_at": .whole, "full_text": .whole, "text": .whole, "lang": .whole,
+            "user": .selection(JSONSelection(["id_str": .whole, "id": .whole, "username": .whole, "screen_name": .whole, "name": .whole])),
+            "edit_info": .selection(JSONSelection([
+                "initial": .selection(editIDs), "edit": .selection(JSONSelection(["editControlInitial": .selection(editIDs)])),
+            ])),
+            "entities": .selection(JSONSelection(["urls": links, "media": links, "hashtags": .selection(JSONSelection(["text": .whole]))])),
+            "extended_entities": .selection(JSONSelection(["media": links])),
+            "in_reply_to_status_id_str": .whole, "in_reply_to_status_id": .whole,
+            "in_reply_to_user_id_str": .whole, "in_reply_to_user_id": .whole,
+            "favorite_count": .whole, "retweet_count": .whole, "reply_count": .whole, "quote_count": .whole,
+        ])
+    }()
 
     /// One archive element as a `tweet` item, or `nil` for an element that is not one (or an earlier version of an
     /// edited tweet).
@@ -180,14 +203,15 @@ public enum TwitterArchive {
 
     private static let grailbirdFormatter = LockedFormatter(ISO8601.utcFormatter(format: "yyyy-MM-dd HH:mm:ss Z"))
 
-    /// Calls `body` with each element of the array that follows the first `=` of the file.
-    static func forEachElement(of entry: Entry, _ body: (JSONValue) -> Void) throws(AggregateError) {
+    /// Calls `body` with each element of the array that follows the first `=` of the file, with only the members
+    /// that `selection` names (all without one).
+    static func forEachElement(of entry: Entry, selecting selection: JSONSelection? = nil, _ body: (JSONValue) -> Void) throws(AggregateError) {
         try afterAssignment(of: entry) { reader throws(JSONParseError) in
             guard try reader.nextToken() == .arrayStart else {
                 throw JSONParseError(reason: "expected a JSON array after the '='", line: 1, column: 1, excerpt: "")
             }
             while let token = try reader.nextToken(), token != .arrayEnd {
-                body(try reader.readValue(startingWith: token))
+                body(try reader.readValue(startingWith: token, selecting: selection))
             }
             // A trailing `;` or newline after the array is not read: the data ends with the array.
         }

@@ -27,6 +27,64 @@ public enum JSONToken: Sendable, Equatable {
     case objectStart, objectEnd, arrayStart, arrayEnd, key, string, number, `true`, `false`, null
 }
 
+/// The members of objects that ``JSONEventReader/readValue(startingWith:selecting:)`` keeps, for a caller that needs
+/// a few fields of large records: the others are skipped without being decoded or stored. A selection applies to an
+/// object's members and, in an array, to each element.
+///
+/// ```swift
+/// let tweet = JSONSelection(["id_str": .whole, "user": .selection(JSONSelection(["screen_name": .whole]))])
+/// ```
+public final class JSONSelection: Sendable {
+    /// What is kept of one member's value.
+    public enum Member: Sendable {
+        /// All of it.
+        case whole
+        /// Its objects' members that this selection names.
+        case selection(JSONSelection)
+        /// The members that the selection holding this one names, for shapes that nest in themselves (a retweet's
+        /// post inside a post).
+        case same
+    }
+
+    let members: [String: Member]
+    /// The members whose keys are ASCII, by key length then key bytes: a key that arrives as plain ASCII is looked up
+    /// from its bytes, and the keys of skipped members never become strings. (For ASCII keys, byte equality is
+    /// string equality.)
+    private let asciiByLength: [[(key: [UInt8], member: Member)]]
+    /// Whether some key is not ASCII: a `String` may then equal it canonically with other bytes, so lookups go
+    /// through ``members``.
+    private let hasNonASCIIKey: Bool
+
+    /// Keeps the named members, each as its ``Member`` says.
+    public init(_ members: [String: Member]) {
+        self.members = members
+        var byLength: [[(key: [UInt8], member: Member)]] = []
+        var hasNonASCIIKey = false
+        for (key, member) in members {
+            let bytes = Array(key.utf8)
+            guard bytes.allSatisfy({ $0 < 0x80 }) else {
+                hasNonASCIIKey = true
+                continue
+            }
+            while byLength.count <= bytes.count { byLength.append([]) }
+            byLength[bytes.count].append((bytes, member))
+        }
+        asciiByLength = byLength
+        self.hasNonASCIIKey = hasNonASCIIKey
+    }
+
+    /// The member for a key of plain ASCII bytes (without escapes); `nil` when the selection does not keep it, or
+    /// cannot tell from bytes (``hasNonASCIIKey``: then `.none` with `decided` false).
+    func member(asciiKey key: UnsafeRawBufferPointer) -> (member: Member?, decided: Bool) {
+        guard !hasNonASCIIKey else { return (nil, false) }
+        guard key.count < asciiByLength.count else { return (nil, true) }
+        for entry in asciiByLength[key.count] where entry.key.withUnsafeBytes({ $0.elementsEqual(key) }) {
+            return (entry.member, true)
+        }
+        return (nil, true)
+    }
+}
+
 /// Reads one JSON document as a stream of events, holding only a window of the input: memory is bounded by the
 /// nesting depth and the longest single token, not by the document's size.
 ///
@@ -383,23 +441,53 @@ public final class JSONEventReader {
 
     /// Reads the rest of the value whose first token was just returned by ``nextToken()``.
     public func readValue(startingWith token: JSONToken) throws(JSONParseError) -> JSONValue {
-        // Finished values wait on one flat stack until their container closes, as in the tree parser.
-        var values: [JSONValue] = []
-        var keys: [String] = []
-        var frames: [(isObject: Bool, firstValue: Int, firstKey: Int)] = []
+        try readValue(startingWith: token, selecting: nil)
+    }
+
+    /// Reads the rest of the value whose first token was just returned by ``nextToken()``, keeping of its objects
+    /// only the members that `selection` names (all of them where it is `nil`); the others are skipped unread. The
+    /// value's own syntax is checked as a whole either way.
+    public func readValue(startingWith token: JSONToken, selecting selection: JSONSelection?) throws(JSONParseError) -> JSONValue {
+        // Finished values wait on one flat stack until their container closes, as in the tree parser. The stacks'
+        // storage is kept between calls: a caller reading many records would otherwise grow three arrays per record.
+        var values = take(&scratch.values)
+        var keys = take(&scratch.keys)
+        var frames = take(&scratch.frames)
+        defer {
+            values.removeAll(keepingCapacity: true)
+            keys.removeAll(keepingCapacity: true)
+            frames.removeAll(keepingCapacity: true)
+            scratch = ReadValueScratch(values: values, keys: keys, frames: frames)
+        }
+        // What the next container keeps: the member's selection in an object, the array's own in an array.
+        var next = selection
         var token = token
         while true {
             var completed: JSONValue
             switch token {
             case .objectStart:
-                frames.append((true, values.count, keys.count))
+                frames.append((true, values.count, keys.count, next))
                 token = try require()
                 continue
             case .arrayStart:
-                frames.append((false, values.count, keys.count))
+                frames.append((false, values.count, keys.count, next))
                 token = try require()
                 continue
             case .key:
+                if let kept = frames[frames.count - 1].selection {
+                    guard let member = try selectedMember(of: kept) else {
+                        try skipValue()
+                        token = try require()
+                        continue
+                    }
+                    switch member {
+                    case .whole: next = nil
+                    case .selection(let inner): next = inner
+                    case .same: next = kept
+                    }
+                } else {
+                    next = nil
+                }
                 keys.append(try text())
                 token = try require()
                 continue
@@ -423,10 +511,36 @@ public final class JSONEventReader {
             case .false: completed = .bool(false)
             case .null: completed = .null
             }
-            if frames.isEmpty { return completed }
+            guard let top = frames.last else { return completed }
             values.append(completed)
+            if !top.isObject { next = top.selection }
             token = try require()
         }
+    }
+
+    /// The stacks of ``readValue(startingWith:selecting:)``, empty between calls.
+    private struct ReadValueScratch {
+        var values: [JSONValue] = []
+        var keys: [String] = []
+        var frames: [(isObject: Bool, firstValue: Int, firstKey: Int, selection: JSONSelection?)] = []
+    }
+
+    private var scratch = ReadValueScratch()
+
+    private func take<Element>(_ array: inout [Element]) -> [Element] {
+        var taken: [Element] = []
+        swap(&taken, &array)
+        return taken
+    }
+
+    /// What `selection` keeps of the member whose key was just read; `nil` to skip it.
+    private func selectedMember(of selection: JSONSelection) throws(JSONParseError) -> JSONSelection.Member? {
+        if !tokenShape.escaped, !tokenShape.nonASCII {
+            let key = UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(storage)[(tokenStart + 1)..<(tokenEnd - 1)])
+            let found = selection.member(asciiKey: key)
+            if found.decided { return found.member }
+        }
+        return selection.members[try text()]
     }
 
     private func require() throws(JSONParseError) -> JSONToken {
@@ -731,13 +845,20 @@ public final class JSONEventReader {
         static func choose(for source: Source) -> LineCounting {
             switch source {
             case .data: return .fromSource(fileOffset: nil)
-            case .handle(_, pending: _?): return .asDropped
-            case .handle(let handle, nil):
+            case .handle(let handle, let prefix):
                 #if canImport(Glibc) || canImport(Darwin)
                 var status = stat()
                 guard fstat(handle.fileDescriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { return .asDropped }
-                let offset = lseek(handle.fileDescriptor, 0, SEEK_CUR)
-                return offset >= 0 ? .fromSource(fileOffset: Int64(offset)) : .asDropped
+                let offset = Int64(lseek(handle.fileDescriptor, 0, SEEK_CUR)) - Int64(prefix?.count ?? 0)
+                guard offset >= 0 else { return .asDropped }
+                // A prefix was read from the file just before (an archive's `window.YTD… =` line): the reader starts
+                // where it starts, if the file holds it there.
+                if let prefix, !prefix.isEmpty {
+                    var stored = [UInt8](repeating: 0, count: prefix.count)
+                    let got = stored.withUnsafeMutableBytes { pread(handle.fileDescriptor, $0.baseAddress, prefix.count, off_t(offset)) }
+                    guard got == prefix.count, stored.elementsEqual(prefix) else { return .asDropped }
+                }
+                return .fromSource(fileOffset: offset)
                 #else
                 return .asDropped
                 #endif

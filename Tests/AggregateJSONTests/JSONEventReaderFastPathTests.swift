@@ -106,6 +106,18 @@ import Testing
         defer { try? handle.close() }
         try handle.seek(toOffset: 12)
         #expect(error(from: JSONEventReader(handle: handle, chunkSize: 64)) == expected)
+        // The same with the first bytes already read and given as a prefix (as the archive reader does after its `=`),
+        try handle.seek(toOffset: 12 + 30)
+        #expect(error(from: JSONEventReader(handle: handle, prefix: data.prefix(30), chunkSize: 64)) == expected)
+        // and with a prefix that is not what the file holds before the handle's offset (its 30 newlines there must
+        // not be counted).
+        let other = FileManager.default.temporaryDirectory.appendingPathComponent("aggregate-lines-\(UUID().uuidString).json")
+        defer { try? FileManager.default.removeItem(at: other) }
+        try (Data("prefix line\n".utf8) + Data(repeating: 0x0A, count: 30) + data.dropFirst(30)).write(to: other)
+        let otherHandle = try FileHandle(forReadingFrom: other)
+        defer { try? otherHandle.close() }
+        try otherHandle.seek(toOffset: 12 + 30)
+        #expect(error(from: JSONEventReader(handle: otherHandle, prefix: data.prefix(30), chunkSize: 64)) == expected)
 
         let pipe = Pipe()
         pipe.fileHandleForWriting.write(data)
