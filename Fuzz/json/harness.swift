@@ -39,6 +39,7 @@ public func fuzzJSON(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         return 0
     }
     guard verdict(tree) == verdict(streamed) else { fatalError("the readers disagree: tree \(verdict(tree)), streamed \(verdict(streamed))") }
+    checkSelection(input, tree: tree)
     guard case .success(let value) = tree else { return 0 }
     let written = JSONWriter().data(value)
     guard let again = try? JSONParser().parse(written) else { fatalError("written JSON does not parse: \(String(decoding: written, as: UTF8.self))") }
@@ -65,4 +66,43 @@ private func tokenTrace(_ input: Data, chunkSize: Int, fastPath: Bool) -> [Strin
         trace.append("error \(error.reason) at \(error.line):\(error.column): \(error.excerpt)")
     }
     return trace
+}
+
+/// A selected read (``JSONEventReader/readValue(startingWith:selecting:)``) keeps exactly the members whose keys the
+/// selection names, at every level (here: the keys of odd UTF-8 length found anywhere in the value, each kept with
+/// the same selection), and refuses what the whole read refuses.
+private func checkSelection(_ input: Data, tree: Result<JSONValue, JSONParseError>) {
+    var kept: Set<String> = []
+    func collect(_ value: JSONValue) {
+        if let object = value.object {
+            for member in object.members {
+                if member.key.utf8.count % 2 == 1 { kept.insert(member.key) }
+                collect(member.value)
+            }
+        } else if let elements = value.array {
+            elements.forEach(collect)
+        }
+    }
+    func project(_ value: JSONValue) -> JSONValue {
+        if let object = value.object {
+            return .object(JSONObject(object.members.filter { kept.contains($0.key) }.map { JSONObject.Member($0.key, project($0.value)) }))
+        }
+        if let elements = value.array { return .array(elements.map(project)) }
+        return value
+    }
+    if case .success(let value) = tree { collect(value) }
+    let selection = JSONSelection(Dictionary(uniqueKeysWithValues: kept.map { ($0, JSONSelection.Member.same) }))
+    let selected: JSONValue?
+    do throws(JSONParseError) {
+        let reader = JSONEventReader(data: input, chunkSize: 7)
+        guard let first = try reader.nextToken() else { throw JSONParseError(reason: "empty", line: 1, column: 1, excerpt: "") }
+        let value = try reader.readValue(startingWith: first, selecting: selection)
+        selected = try reader.nextToken() == nil ? value : nil
+    } catch { selected = nil }
+    switch tree {
+    case .success(let value):
+        guard let selected, selected == project(value) else { fatalError("the selected read differs: \(selected.map { JSONWriter().string($0) } ?? "refused")") }
+    case .failure:
+        guard selected == nil else { fatalError("the selected read accepted what the tree parser refuses") }
+    }
 }
