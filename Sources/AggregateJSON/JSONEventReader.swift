@@ -27,64 +27,6 @@ public enum JSONToken: Sendable, Equatable {
     case objectStart, objectEnd, arrayStart, arrayEnd, key, string, number, `true`, `false`, null
 }
 
-/// The members of objects that ``JSONEventReader/readValue(startingWith:selecting:)`` keeps, for a caller that needs
-/// a few fields of large records: the others are skipped without being decoded or stored. A selection applies to an
-/// object's members and, in an array, to each element.
-///
-/// ```swift
-/// let tweet = JSONSelection(["id_str": .whole, "user": .selection(JSONSelection(["screen_name": .whole]))])
-/// ```
-public final class JSONSelection: Sendable {
-    /// What is kept of one member's value.
-    public enum Member: Sendable {
-        /// All of it.
-        case whole
-        /// Its objects' members that this selection names.
-        case selection(JSONSelection)
-        /// The members that the selection holding this one names, for shapes that nest in themselves (a retweet's
-        /// post inside a post).
-        case same
-    }
-
-    let members: [String: Member]
-    /// The members whose keys are ASCII, by key length then key bytes: a key that arrives as plain ASCII is looked up
-    /// from its bytes, and the keys of skipped members never become strings. (For ASCII keys, byte equality is
-    /// string equality.)
-    private let asciiByLength: [[(key: [UInt8], member: Member)]]
-    /// Whether some key is not ASCII: a `String` may then equal it canonically with other bytes, so lookups go
-    /// through ``members``.
-    private let hasNonASCIIKey: Bool
-
-    /// Keeps the named members, each as its ``Member`` says.
-    public init(_ members: [String: Member]) {
-        self.members = members
-        var byLength: [[(key: [UInt8], member: Member)]] = []
-        var hasNonASCIIKey = false
-        for (key, member) in members {
-            let bytes = Array(key.utf8)
-            guard bytes.allSatisfy({ $0 < 0x80 }) else {
-                hasNonASCIIKey = true
-                continue
-            }
-            while byLength.count <= bytes.count { byLength.append([]) }
-            byLength[bytes.count].append((bytes, member))
-        }
-        asciiByLength = byLength
-        self.hasNonASCIIKey = hasNonASCIIKey
-    }
-
-    /// The member for a key of plain ASCII bytes (without escapes); `nil` when the selection does not keep it, or
-    /// cannot tell from bytes (``hasNonASCIIKey``: then `.none` with `decided` false).
-    func member(asciiKey key: UnsafeRawBufferPointer) -> (member: Member?, decided: Bool) {
-        guard !hasNonASCIIKey else { return (nil, false) }
-        guard key.count < asciiByLength.count else { return (nil, true) }
-        for entry in asciiByLength[key.count] where entry.key.withUnsafeBytes({ $0.elementsEqual(key) }) {
-            return (entry.member, true)
-        }
-        return (nil, true)
-    }
-}
-
 /// Reads one JSON document as a stream of events, holding only a window of the input: memory is bounded by the
 /// nesting depth and the longest single token, not by the document's size.
 ///
@@ -448,63 +390,59 @@ public final class JSONEventReader {
     /// only the members that `selection` names (all of them where it is `nil`); the others are skipped unread. The
     /// value's own syntax is checked as a whole either way.
     public func readValue(startingWith token: JSONToken, selecting selection: JSONSelection?) throws(JSONParseError) -> JSONValue {
-        // Finished values wait on one flat stack until their container closes, as in the tree parser. The stacks'
-        // storage is kept between calls: a caller reading many records would otherwise grow three arrays per record.
-        var values = take(&scratch.values)
-        var keys = take(&scratch.keys)
-        var frames = take(&scratch.frames)
+        // Finished values wait on flat stacks until their container closes, as in the tree parser: an object's
+        // members (each made when its value completes, from the key waiting for it) and an array's elements. They are
+        // moved into the container, and the stacks are the reader's, kept between calls: a caller reading many
+        // records would otherwise grow three arrays and count references for every value, twice.
+        let stacks = valueStacks
+        var frames = valueFrames
+        valueFrames = []
         defer {
-            values.removeAll(keepingCapacity: true)
-            keys.removeAll(keepingCapacity: true)
+            stacks.elements.removeAll()
+            stacks.members.removeAll()
+            stacks.keys.removeAll()
             frames.removeAll(keepingCapacity: true)
-            scratch = ReadValueScratch(values: values, keys: keys, frames: frames)
+            valueFrames = frames
         }
-        // What the next container keeps: the member's selection in an object, the array's own in an array.
-        var next = selection
+        // What the next container keeps: the member's selection in an object, the array's own in an array. Unowned:
+        // the caller's selection holds every selection inside it for the whole call.
+        var next = selection.map { Unmanaged.passUnretained($0) }
         var token = token
         while true {
             var completed: JSONValue
             switch token {
             case .objectStart:
-                frames.append((true, values.count, keys.count, next))
+                frames.append(ValueFrame(isObject: true, first: stacks.members.count, selection: next))
                 token = try require()
                 continue
             case .arrayStart:
-                frames.append((false, values.count, keys.count, next))
+                frames.append(ValueFrame(isObject: false, first: stacks.elements.count, selection: next))
                 token = try require()
                 continue
             case .key:
                 if let kept = frames[frames.count - 1].selection {
-                    guard let member = try selectedMember(of: kept) else {
+                    guard let member = try selectedMember(of: kept.takeUnretainedValue()) else {
                         try skipValue()
                         token = try require()
                         continue
                     }
                     switch member {
                     case .whole: next = nil
-                    case .selection(let inner): next = inner
+                    case .inner(let inner): next = inner
                     case .same: next = kept
                     }
                 } else {
                     next = nil
                 }
-                keys.append(try text())
+                stacks.keys.push(try text())
                 token = try require()
                 continue
             case .objectEnd:
                 guard let frame = frames.popLast() else { throw fail("unbalanced object end") }
-                var members: [JSONObject.Member] = []
-                members.reserveCapacity(values.count - frame.firstValue)
-                for (key, value) in zip(keys[frame.firstKey...], values[frame.firstValue...]) {
-                    members.append(JSONObject.Member(key, value))
-                }
-                keys.removeSubrange(frame.firstKey...)
-                values.removeSubrange(frame.firstValue...)
-                completed = .object(JSONObject(members))
+                completed = .object(JSONObject(stacks.members.popArray(from: frame.first)))
             case .arrayEnd:
                 guard let frame = frames.popLast() else { throw fail("unbalanced array end") }
-                completed = .array(Array(values[frame.firstValue...]))
-                values.removeSubrange(frame.firstValue...)
+                completed = .array(stacks.elements.popArray(from: frame.first))
             case .string: completed = .string(try text())
             case .number: completed = .number(try text())
             case .true: completed = .bool(true)
@@ -512,35 +450,43 @@ public final class JSONEventReader {
             case .null: completed = .null
             }
             guard let top = frames.last else { return completed }
-            values.append(completed)
-            if !top.isObject { next = top.selection }
+            if top.isObject {
+                stacks.members.push(JSONObject.Member(stacks.keys.pop(), consume completed))
+            } else {
+                stacks.elements.push(consume completed)
+                next = top.selection
+            }
             token = try require()
         }
     }
 
+    /// An open container of ``readValue(startingWith:selecting:)``: where its members or elements start on their
+    /// stack, and what it keeps.
+    private struct ValueFrame {
+        var isObject: Bool
+        var first: Int
+        var selection: Unmanaged<JSONSelection>?
+    }
+
     /// The stacks of ``readValue(startingWith:selecting:)``, empty between calls.
-    private struct ReadValueScratch {
-        var values: [JSONValue] = []
-        var keys: [String] = []
-        var frames: [(isObject: Bool, firstValue: Int, firstKey: Int, selection: JSONSelection?)] = []
+    private final class ValueStacks {
+        let elements = MovingStack<JSONValue>()
+        let members = MovingStack<JSONObject.Member>()
+        /// The key of each open object's member whose value is being read.
+        let keys = MovingStack<String>()
     }
 
-    private var scratch = ReadValueScratch()
-
-    private func take<Element>(_ array: inout [Element]) -> [Element] {
-        var taken: [Element] = []
-        swap(&taken, &array)
-        return taken
-    }
+    private let valueStacks = ValueStacks()
+    private var valueFrames: [ValueFrame] = []
 
     /// What `selection` keeps of the member whose key was just read; `nil` to skip it.
-    private func selectedMember(of selection: JSONSelection) throws(JSONParseError) -> JSONSelection.Member? {
+    private func selectedMember(of selection: JSONSelection) throws(JSONParseError) -> JSONSelection.Kept? {
         if !tokenShape.escaped, !tokenShape.nonASCII {
             let key = UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(storage)[(tokenStart + 1)..<(tokenEnd - 1)])
-            let found = selection.member(asciiKey: key)
-            if found.decided { return found.member }
+            let found = selection.kept(asciiKey: key)
+            if found.decided { return found.kept }
         }
-        return selection.members[try text()]
+        return selection.members[try text()].map(JSONSelection.Kept.init)
     }
 
     private func require() throws(JSONParseError) -> JSONToken {

@@ -94,7 +94,7 @@ public struct JSONWriter: Sendable {
 
     /// ``appendQuoted(_:to:)-([UInt8])`` for text that is UTF-8 bytes already.
     public static func appendQuoted(utf8 bytes: UnsafeBufferPointer<UInt8>, to output: inout [UInt8]) {
-        output.reserveCapacity(output.count + bytes.count + 2)
+        // No reserveCapacity: it grows the array to exactly that size, and the next append then copies it all again.
         output.append(UInt8(ascii: "\""))
         var runStart = 0
         var index = 0

@@ -1,0 +1,127 @@
+/// The members of objects that ``JSONEventReader/readValue(startingWith:selecting:)`` keeps, for a caller that needs
+/// a few fields of large records: the others are skipped without being decoded or stored. A selection applies to an
+/// object's members and, in an array, to each element.
+///
+/// ```swift
+/// let tweet = JSONSelection(["id_str": .whole, "user": .selection(JSONSelection(["screen_name": .whole]))])
+/// ```
+public final class JSONSelection: Sendable {
+    /// What is kept of one member's value.
+    public enum Member: Sendable {
+        /// All of it.
+        case whole
+        /// Its objects' members that this selection names.
+        case selection(JSONSelection)
+        /// The members that the selection holding this one names, for shapes that nest in themselves (a retweet's
+        /// post inside a post).
+        case same
+    }
+
+    /// A ``Member`` as the reader uses it: an inner selection by an unowned reference, so that looking members up
+    /// and stacking them costs no reference counting. The selections it names are held by ``members``.
+    enum Kept {
+        case whole
+        case inner(Unmanaged<JSONSelection>)
+        case same
+
+        init(_ member: Member) {
+            switch member {
+            case .whole: self = .whole
+            case .selection(let inner): self = .inner(Unmanaged.passUnretained(inner))
+            case .same: self = .same
+            }
+        }
+    }
+
+    let members: [String: Member]
+    /// The members whose keys are ASCII, by key length then key bytes: a key that arrives as plain ASCII is looked up
+    /// from its bytes, and the keys of skipped members never become strings. (For ASCII keys, byte equality is
+    /// string equality.)
+    private let asciiByLength: [[(key: [UInt8], kept: Kept)]]
+    /// Whether some key is not ASCII: a `String` may then equal it canonically with other bytes, so lookups go
+    /// through ``members``.
+    private let hasNonASCIIKey: Bool
+
+    /// Keeps the named members, each as its ``Member`` says.
+    public init(_ members: [String: Member]) {
+        self.members = members
+        var byLength: [[(key: [UInt8], kept: Kept)]] = []
+        var hasNonASCIIKey = false
+        for (key, member) in members {
+            let bytes = Array(key.utf8)
+            guard bytes.allSatisfy({ $0 < 0x80 }) else {
+                hasNonASCIIKey = true
+                continue
+            }
+            while byLength.count <= bytes.count { byLength.append([]) }
+            byLength[bytes.count].append((bytes, Kept(member)))
+        }
+        asciiByLength = byLength
+        self.hasNonASCIIKey = hasNonASCIIKey
+    }
+
+    /// What is kept of the member with a key of plain ASCII bytes (without escapes): `nil` when the selection does
+    /// not keep it; `decided` is false when bytes cannot tell (``hasNonASCIIKey``), and the key's text must be
+    /// looked up in ``members``.
+    func kept(asciiKey key: UnsafeRawBufferPointer) -> (kept: Kept?, decided: Bool) {
+        guard !hasNonASCIIKey else { return (nil, false) }
+        guard key.count < asciiByLength.count else { return (nil, true) }
+        for entry in asciiByLength[key.count] where entry.key.withUnsafeBytes({ $0.elementsEqual(key) }) {
+            return (entry.kept, true)
+        }
+        return (nil, true)
+    }
+}
+
+/// A stack whose elements are moved, never copied, into the arrays made from its top: the values of a container
+/// being read wait here until it closes, and building it then costs no reference counting per element. Elements
+/// left when a read fails are released by ``removeAll()`` or when the stack goes.
+final class MovingStack<Element> {
+    private var base: UnsafeMutablePointer<Element>
+    private var capacity: Int
+    private(set) var count = 0
+
+    init(capacity: Int = 64) {
+        base = .allocate(capacity: capacity)
+        self.capacity = capacity
+    }
+
+    deinit {
+        base.deinitialize(count: count)
+        base.deallocate()
+    }
+
+    func push(_ element: consuming Element) {
+        if count == capacity {
+            let larger = UnsafeMutablePointer<Element>.allocate(capacity: capacity * 2)
+            larger.moveInitialize(from: base, count: count)
+            base.deallocate()
+            base = larger
+            capacity *= 2
+        }
+        (base + count).initialize(to: element)
+        count += 1
+    }
+
+    /// Moves out the top element.
+    func pop() -> Element {
+        count -= 1
+        return (base + count).move()
+    }
+
+    /// The elements from `start` to the top, moved out in order; the stack is left `start` high.
+    func popArray(from start: Int) -> [Element] {
+        let moved = count - start
+        let result = [Element](unsafeUninitializedCapacity: moved) { buffer, initialized in
+            if moved > 0 { buffer.baseAddress!.moveInitialize(from: base + start, count: moved) }
+            initialized = moved
+        }
+        count = start
+        return result
+    }
+
+    func removeAll() {
+        base.deinitialize(count: count)
+        count = 0
+    }
+}
