@@ -25,9 +25,24 @@ public enum TextLayout {
 
     /// `text` on one line, cut to `columns` with `…` when it is longer.
     public static func truncate(_ text: String, to columns: Int) -> String {
-        let flat = text.split(whereSeparator: \.isNewline).joined(separator: " ")
-        // Characters are measured only until the text is known to be too wide, however long it is (an outline
-        // shows the first columns of strings that can be megabytes long).
+        // Flattening and measuring go a character at a time (grapheme breaking: about a hundred instructions a byte),
+        // so a long text is first cut from a prefix a little wider than the line: an outline shows the first columns
+        // of strings that can be megabytes long. The prefix's result is the text's whenever measuring stops before the
+        // prefix's last character, the only one that what follows it can change.
+        let sample = text.prefix(max(columns, 0) * 2 + 64)
+        if sample.endIndex < text.endIndex, let cut = cut(flatten(sample), to: columns, whole: false) { return cut }
+        return cut(flatten(text), to: columns, whole: true) ?? ""
+    }
+
+    /// The text on one line: each run of line breaks becomes one space, and leading and trailing ones go.
+    private static func flatten(_ text: some StringProtocol) -> String {
+        text.split(whereSeparator: \.isNewline).joined(separator: " ")
+    }
+
+    /// ``truncate(_:to:)`` of the flattened text; `nil` when `flat` is not the `whole` text and measuring reached its
+    /// last character.
+    private static func cut(_ flat: String, to columns: Int, whole: Bool) -> String? {
+        // Characters are measured only until the text is known to be too wide, however long it is.
         var used = 0
         var cut: String.Index?
         var index = flat.startIndex
@@ -38,6 +53,7 @@ public enum TextLayout {
             used += characterWidth
             index = flat.index(after: index)
         }
+        if !whole, index == flat.endIndex { return nil }
         guard used > columns else { return flat }
         // With two columns or more, measuring ran past the first character that does not fit: `cut` is set.
         guard columns > 1, let cut else { return columns == 1 ? "…" : "" }

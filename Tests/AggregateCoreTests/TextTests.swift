@@ -60,7 +60,10 @@ import Testing
             while result.last == " " { result.removeLast() }
             return result + "…"
         }
-        let pieces = ["a", "word ", " ", "東", "🎉", "e\u{301}", "\u{301}", "\n", "\r\n", "\n\n", "\u{7}", "☕", "é", "  "]
+        let pieces = [
+            "a", "word ", " ", "東", "🎉", "e\u{301}", "\u{301}", "\n", "\r\n", "\n\n", "\u{7}", "☕", "é", "  ", "\u{200D}", "🇫", "🇷",
+            "\u{600}", "\u{200B}",
+        ]
         var random = SeededGenerator(state: 1206)
         for _ in 0..<2000 {
             let text = (0..<Int.random(in: 0..<14, using: &random)).map { _ in pieces.randomElement(using: &random) ?? "" }.joined()
@@ -68,6 +71,20 @@ import Testing
                 #expect(TextLayout.truncate(text, to: columns) == measuringEverything(text, columns), "\(text.debugDescription) to \(columns)")
             }
         }
+        // Texts longer than the prefix that truncation measures first (twice the columns and 64 characters), with
+        // zero-width and joining characters and line breaks around the prefix's end.
+        // Half the pieces of width zero (a control character, a lone combining mark), so that measuring often
+        // reaches the prefix's end before the columns are used up.
+        let zeroHeavy = pieces + Array(repeating: "\u{7}", count: 12) + Array(repeating: "\u{301}", count: 8)
+        for _ in 0..<600 {
+            let text = (0..<Int.random(in: 40..<200, using: &random)).map { _ in zeroHeavy.randomElement(using: &random) ?? "" }.joined()
+            for columns in [0, 1, 2, 5, 20, 40] {
+                #expect(TextLayout.truncate(text, to: columns) == measuringEverything(text, columns), "\(text.debugDescription) to \(columns)")
+            }
+        }
+        // Only zero-width characters after the prefix: measuring must go on past it, to the whole text.
+        let zeroWidth = String(repeating: "a", count: 3) + String(repeating: "\u{7}", count: 300) + "wide text after it"
+        #expect(TextLayout.truncate(zeroWidth, to: 5) == measuringEverything(zeroWidth, 5))
     }
 
     @Test func wrapsAtWordsAndSplitsLongWords() {
