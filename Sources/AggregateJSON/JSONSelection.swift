@@ -113,7 +113,8 @@ final class MovingStack<Element> {
     func popArray(from start: Int) -> [Element] {
         let moved = count - start
         let result = [Element](unsafeUninitializedCapacity: moved) { buffer, initialized in
-            if moved > 0 { buffer.baseAddress!.moveInitialize(from: base + start, count: moved) }
+            guard let target = buffer.baseAddress else { return }  // nothing to move (an empty container)
+            target.moveInitialize(from: base + start, count: moved)
             initialized = moved
         }
         count = start
