@@ -129,7 +129,9 @@ public struct ValueRule: Sendable, Equatable {
     static func isEmpty(_ value: JSONValue) -> Bool {
         switch value {
         case .null: return true
-        case .string(let text): return text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty
+        // Blank when every scalar is white space, which is what trimming it would leave empty; asked scalar by scalar
+        // it stops at the first letter, where trimming bridged each long text to NSString (a sixth of a large run).
+        case .string(let text): return text.unicodeScalars.allSatisfy(CharacterSet.whitespacesAndNewlines.contains)
         case .array(let elements): return elements.isEmpty
         case .object(let object): return object.isEmpty
         default: return false
