@@ -27,8 +27,8 @@ public func fuzzJSON(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     // The reader's fast path (tokens that lie whole in the window) against its reference grammar alone: the same
     // tokens with the same texts and depths, and the same error with the same position and excerpt.
     for chunk in [7, 64] {
-        let fast = tokenTrace(input, chunkSize: chunk, fastPath: true)
-        guard fast == tokenTrace(input, chunkSize: chunk, fastPath: false) else { fatalError("the fast path disagrees (window \(chunk)): \(fast)") }
+        let fast = JSONEventReader.tokenTrace(input, chunkSize: chunk, fastPath: true)
+        guard fast == JSONEventReader.tokenTrace(input, chunkSize: chunk, fastPath: false) else { fatalError("the fast path disagrees (window \(chunk)): \(fast)") }
     }
     if (try? JSONInput.checkEncoding(input, name: "input")) == nil {
         // Documented difference for input that is not UTF-8 (or is UTF-16/32): the stream judges each byte as it
@@ -50,23 +50,6 @@ public func fuzzJSON(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     return 0
 }
 
-/// Every token the streaming reader gives for `input`, with its text and depth, then how reading ended.
-private func tokenTrace(_ input: Data, chunkSize: Int, fastPath: Bool) -> [String] {
-    let reader = JSONEventReader(data: input, chunkSize: chunkSize, fastPath: fastPath)
-    var trace: [String] = []
-    do throws(JSONParseError) {
-        while let token = try reader.nextToken() {
-            switch token {
-            case .key, .string, .number: trace.append("\(token) \(try reader.text()) at depth \(reader.depth)")
-            default: trace.append("\(token) at depth \(reader.depth)")
-            }
-        }
-        trace.append("end")
-    } catch {
-        trace.append("error \(error.reason) at \(error.line):\(error.column): \(error.excerpt)")
-    }
-    return trace
-}
 
 /// A selected read (``JSONEventReader/readValue(startingWith:selecting:)``) keeps exactly the members whose keys the
 /// selection names, at every level (here: the keys of odd UTF-8 length found anywhere in the value, each kept with

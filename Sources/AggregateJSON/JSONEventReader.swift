@@ -119,6 +119,25 @@ public final class JSONEventReader {
         self.init(source: .data(data, next: 0), maxDepth: 512, chunkSize: chunkSize, fastPath: fastPath)
     }
 
+    /// Every token of `data` with its text and depth, then how reading ended (the error with its position and
+    /// excerpt): what the tests and the `json` fuzzer compare between the fast path and the reference grammar.
+    static func tokenTrace(_ data: Data, chunkSize: Int, fastPath: Bool) -> [String] {
+        let reader = JSONEventReader(data: data, chunkSize: chunkSize, fastPath: fastPath)
+        var trace: [String] = []
+        do throws(JSONParseError) {
+            while let token = try reader.nextToken() {
+                switch token {
+                case .key, .string, .number: trace.append("\(token) \(try reader.text()) at depth \(reader.depth)")
+                default: trace.append("\(token) at depth \(reader.depth)")
+                }
+            }
+            trace.append("end")
+        } catch {
+            trace.append("error \(error.reason) at \(error.line):\(error.column): \(error.excerpt)")
+        }
+        return trace
+    }
+
     deinit {
         storage.deallocate()
         containers.deallocate()
@@ -207,11 +226,11 @@ public final class JSONEventReader {
             return try value()
         case .firstElementOrEnd:
             try skipWhitespace()
-            if peek(UInt8(ascii: "]")) { return close() }
+            if peek(UInt8(ascii: "]")) { return close(at: position) }
             return try value()
         case .firstMemberOrEnd:
             try skipWhitespace()
-            if peek(UInt8(ascii: "}")) { return close() }
+            if peek(UInt8(ascii: "}")) { return close(at: position) }
             return try key()
         case .key:
             try skipWhitespace()
@@ -242,7 +261,7 @@ public final class JSONEventReader {
                     throw fail(position < end ? "expected ',' or ']' in an array" : "unexpected end of input inside an array")
                 }
             }
-            return close()
+            return close(at: position)
         }
     }
 
@@ -318,13 +337,6 @@ public final class JSONEventReader {
             state = .value
             return .key
         }
-        @inline(__always) func close(at index: Int) -> JSONToken {
-            openCount -= 1
-            position = index + 1
-            state = .afterValue
-            return containers[openCount] ? .objectEnd : .arrayEnd
-        }
-
         let index = skipBlank(position)
         guard index < end else { return nil }
         switch state {
@@ -562,22 +574,18 @@ public final class JSONEventReader {
         return .key
     }
 
-    private func close() -> JSONToken {
-        position += 1
+    /// Closes the innermost container at the `}` or `]` at `index`: the fast path's and the reference grammar's.
+    @inline(__always)
+    private func close(at index: Int) -> JSONToken {
         openCount -= 1
+        position = index + 1
         state = .afterValue
         return containers[openCount] ? .objectEnd : .arrayEnd
     }
 
     @inline(__always)
     private func open(isObject: Bool) {
-        if openCount == containerCapacity {
-            let larger = UnsafeMutablePointer<Bool>.allocate(capacity: containerCapacity * 2)
-            larger.moveInitialize(from: containers, count: openCount)
-            containers.deallocate()
-            containers = larger
-            containerCapacity *= 2
-        }
+        if openCount == containerCapacity { containers = doubled(containers, count: openCount, capacity: &containerCapacity) }
         containers[openCount] = isObject
         openCount += 1
     }

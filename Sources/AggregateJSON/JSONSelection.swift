@@ -92,13 +92,7 @@ final class MovingStack<Element> {
     }
 
     func push(_ element: consuming Element) {
-        if count == capacity {
-            let larger = UnsafeMutablePointer<Element>.allocate(capacity: capacity * 2)
-            larger.moveInitialize(from: base, count: count)
-            base.deallocate()
-            base = larger
-            capacity *= 2
-        }
+        if count == capacity { base = doubled(base, count: count, capacity: &capacity) }
         (base + count).initialize(to: element)
         count += 1
     }
@@ -125,4 +119,14 @@ final class MovingStack<Element> {
         base.deinitialize(count: count)
         count = 0
     }
+}
+
+/// A buffer of twice `capacity` holding the `count` elements of `buffer`, moved; `buffer` is deallocated and
+/// `capacity` doubled. How the reader's stacks (``MovingStack``, its open containers) grow.
+func doubled<Element>(_ buffer: UnsafeMutablePointer<Element>, count: Int, capacity: inout Int) -> UnsafeMutablePointer<Element> {
+    let larger = UnsafeMutablePointer<Element>.allocate(capacity: capacity * 2)
+    larger.moveInitialize(from: buffer, count: count)
+    buffer.deallocate()
+    capacity *= 2
+    return larger
 }

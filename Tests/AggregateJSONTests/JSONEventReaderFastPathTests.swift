@@ -8,24 +8,6 @@ import Testing
 /// UTF-8 pass (strings are checked as they are scanned) and counting newlines (counted from the input when an error
 /// needs them).
 @Suite struct JSONEventReaderFastPathTests {
-    /// Every token with its text and depth, then how reading ended (the error with its position and excerpt).
-    private func trace(_ data: Data, chunkSize: Int, fastPath: Bool) -> [String] {
-        let reader = JSONEventReader(data: data, chunkSize: chunkSize, fastPath: fastPath)
-        var trace: [String] = []
-        do throws(JSONParseError) {
-            while let token = try reader.nextToken() {
-                switch token {
-                case .key, .string, .number: trace.append("\(token) \(try reader.text()) @\(reader.depth)")
-                default: trace.append("\(token) @\(reader.depth)")
-                }
-            }
-            trace.append("end")
-        } catch {
-            trace.append("error \(error.reason) at \(error.line):\(error.column): \(error.excerpt)")
-        }
-        return trace
-    }
-
     @Test func theFastPathGivesTheReferenceTokensAndErrorsOnACorpusAndItsMutations() {
         var writer = CorpusWriter(random: SeededGenerator(state: 20_261_206))
         var random = SeededGenerator(state: 6)
@@ -41,8 +23,8 @@ import Testing
             }
             for input in inputs {
                 for chunk in [7, 64, 1 << 20] {
-                    let fast = trace(Data(input), chunkSize: chunk, fastPath: true)
-                    #expect(fast == trace(Data(input), chunkSize: chunk, fastPath: false), "\(String(decoding: input, as: UTF8.self)) window \(chunk)")
+                    let fast = JSONEventReader.tokenTrace(Data(input), chunkSize: chunk, fastPath: true)
+                    #expect(fast == JSONEventReader.tokenTrace(Data(input), chunkSize: chunk, fastPath: false), "\(String(decoding: input, as: UTF8.self)) window \(chunk)")
                     if fast.last?.hasPrefix("error") == true { failures += 1 }
                 }
             }
@@ -53,7 +35,7 @@ import Testing
     @Test func nestingPastTheLimitAndDeepDocumentsReadAlike() {
         for depth in [10, 511, 512, 513, 2000] {
             let data = Data((String(repeating: #"{"a":["#, count: depth) + "1" + String(repeating: "]}", count: depth)).utf8)
-            #expect(trace(data, chunkSize: 1 << 20, fastPath: true) == trace(data, chunkSize: 1 << 20, fastPath: false), "depth \(depth)")
+            #expect(JSONEventReader.tokenTrace(data, chunkSize: 1 << 20, fastPath: true) == JSONEventReader.tokenTrace(data, chunkSize: 1 << 20, fastPath: false), "depth \(depth)")
         }
     }
 
