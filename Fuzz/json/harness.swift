@@ -26,9 +26,14 @@ public func fuzzJSON(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     }
     // The reader's fast path (tokens that lie whole in the window) against its reference grammar alone: the same
     // tokens with the same texts and depths, and the same error with the same position and excerpt.
+    // Containers skipped whole (``JSONEventReader/skipRest()``) end where the reference grammar ends them.
     for chunk in [7, 64] {
-        let fast = JSONEventReader.tokenTrace(input, chunkSize: chunk, fastPath: true)
-        guard fast == JSONEventReader.tokenTrace(input, chunkSize: chunk, fastPath: false) else { fatalError("the fast path disagrees (window \(chunk)): \(fast)") }
+        for skipDepth in [nil, 1, 2] as [Int?] {
+            let fast = JSONEventReader.tokenTrace(input, chunkSize: chunk, fastPath: true, skipDepth: skipDepth)
+            guard fast == JSONEventReader.tokenTrace(input, chunkSize: chunk, fastPath: false, skipDepth: skipDepth) else {
+                fatalError("the fast path disagrees (window \(chunk), skipping at depth \(skipDepth ?? 0)): \(fast)")
+            }
+        }
     }
     if (try? JSONInput.checkEncoding(input, name: "input")) == nil {
         // Documented difference for input that is not UTF-8 (or is UTF-16/32): the stream judges each byte as it

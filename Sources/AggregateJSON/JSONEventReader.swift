@@ -72,7 +72,7 @@ public final class JSONEventReader {
     private var atEOF = false
     private var started = false
     private var state = State.firstValue
-    /// Whether the tokens that lie whole in the window are read by ``fastToken(skipping:)`` (off only to test it against the
+    /// Whether the tokens that lie whole in the window are read by ``fastToken()`` (off only to test it against the
     /// reference grammar).
     private let fastPath: Bool
     /// For each open container (`0..<openCount`): whether it is an object. Grown by doubling, as deep as the input.
@@ -121,11 +121,18 @@ public final class JSONEventReader {
 
     /// Every token of `data` with its text and depth, then how reading ended (the error with its position and
     /// excerpt): what the tests and the `json` fuzzer compare between the fast path and the reference grammar.
-    static func tokenTrace(_ data: Data, chunkSize: Int, fastPath: Bool) -> [String] {
+    /// - Parameter skipDepth: containers opened at this depth are skipped with ``skipRest()`` (each one's trace is
+    ///   where skipping ended).
+    static func tokenTrace(_ data: Data, chunkSize: Int, fastPath: Bool, skipDepth: Int? = nil) -> [String] {
         let reader = JSONEventReader(data: data, chunkSize: chunkSize, fastPath: fastPath)
         var trace: [String] = []
         do throws(JSONParseError) {
             while let token = try reader.nextToken() {
+                if token == .objectStart || token == .arrayStart, reader.depth == skipDepth {
+                    try reader.skipRest()
+                    trace.append("skipped \(token) to depth \(reader.depth)")
+                    continue
+                }
                 switch token {
                 case .key, .string, .number: trace.append("\(token) \(try reader.text()) at depth \(reader.depth)")
                 default: trace.append("\(token) at depth \(reader.depth)")
@@ -269,9 +276,8 @@ public final class JSONEventReader {
     /// state in locals; `nil`, with nothing changed, for anything else, which ``referenceToken()`` then reads: a token
     /// cut by the window's end, the first value and what follows the last, and every error (so the wording of errors
     /// has one place).
-    /// - Parameter skipping: the token's bytes will not be asked for (``skipRest()``), so its range is not recorded.
     @inline(__always)
-    private func fastToken(skipping: Bool = false) -> JSONToken? {
+    private func fastToken() -> JSONToken? {
         guard let base = storage.baseAddress else { return nil }
         let end = self.end
         let bytes = base.assumingMemoryBound(to: UInt8.self)
@@ -286,11 +292,9 @@ public final class JSONEventReader {
             return after
         }
         @inline(__always) func scalar(_ token: JSONToken, _ start: Int, _ after: Int, _ shape: JSONScan.StringShape) -> JSONToken {
-            if !skipping {
-                tokenStart = start
-                tokenEnd = after
-                tokenShape = shape
-            }
+            tokenStart = start
+            tokenEnd = after
+            tokenShape = shape
             position = after
             state = .afterValue
             return token
@@ -328,11 +332,9 @@ public final class JSONEventReader {
             guard let after = string(at: index, shape: &shape) else { return nil }
             let colon = skipBlank(after)
             guard colon < end, bytes[colon] == UInt8(ascii: ":") else { return nil }
-            if !skipping {
-                tokenStart = index
-                tokenEnd = after
-                tokenShape = shape
-            }
+            tokenStart = index
+            tokenEnd = after
+            tokenShape = shape
             position = colon + 1
             state = .value
             return .key
@@ -381,9 +383,152 @@ public final class JSONEventReader {
     public func skipRest() throws(JSONParseError) {
         let target = openCount - 1
         while openCount > target {
-            // The loop that skipping spends its time in: the fast path inlined, the rest as nextToken does it.
-            if fastPath, pushedBack.isEmpty, fastToken(skipping: true) != nil { continue }
+            // Whole windows go by ``skipInWindow(downTo:)``; each token it leaves (a refill, an error) is read as
+            // nextToken reads it.
+            if fastPath, pushedBack.isEmpty, skipInWindow(downTo: target) { return }
             guard try nextToken() != nil else { return }
+        }
+    }
+
+    /// Skips the tokens that lie whole in the window and are well-formed, as ``fastToken()`` reads them one by
+    /// one, until only `target` containers are open; it stops before the first token that needs the reference grammar
+    /// (one cut by the window's end, an error, nesting deeper than the container stack holds).
+    ///
+    /// The position, state and depth live in locals and are stored once, on the way out: stored for every token, as
+    /// the per-token path does, they cost a third of skipping a densely nested document.
+    /// - Returns: whether the container closed (only `target` are open).
+    private func skipInWindow(downTo target: Int) -> Bool {
+        guard let base = storage.baseAddress else { return false }
+        let end = self.end
+        let bytes = base.assumingMemoryBound(to: UInt8.self)
+        let window = UnsafeRawBufferPointer(start: base, count: end)
+        let containers = self.containers
+        let deepest = min(maxDepth, containerCapacity)
+        var depth = openCount
+        var state = self.state
+        // Every byte before `index` is consumed, and `state` says what may follow: the reference grammar can take
+        // over from here at any point.
+        var index = position
+        defer {
+            position = index
+            self.state = state
+            openCount = depth
+        }
+        @inline(__always) func skipBlank(_ at: Int) -> Int {
+            if at < end, bytes[at] > 0x20 { return at }
+            return JSONScan.skipWhitespace(window, at)
+        }
+        @inline(__always) func string(at start: Int) -> Int? {
+            var shape = JSONScan.StringShape()
+            guard case .complete(let after) = JSONScan.string(window, from: start, final: false, shape: &shape, checkUTF8: true) else { return nil }
+            return after
+        }
+        @inline(__always) func literal(_ text: StaticString, at start: Int) -> Int? {
+            let length = text.utf8CodeUnitCount
+            guard start + length <= end, memcmp(bytes + start, text.utf8Start, length) == 0 else { return nil }
+            return start + length
+        }
+        /// The offset after the colon of the key at `at`, or `nil`.
+        @inline(__always) func key(at: Int) -> Int? {
+            guard at < end, bytes[at] == JSONScan.quote, let after = string(at: at) else { return nil }
+            let colon = skipBlank(after)
+            guard colon < end, bytes[colon] == UInt8(ascii: ":") else { return nil }
+            return colon + 1
+        }
+        /// Closes the innermost container at the `}` or `]` at `at`.
+        @inline(__always) func close(at: Int) {
+            depth -= 1
+            index = at + 1
+            state = .afterValue
+        }
+
+        // The state decides only where to start; from there, which token may come next is known by where the code is,
+        // so no state is dispatched per token (mispredicted jumps were most of what was left).
+        switch state {
+        case .afterValue, .value:
+            break
+        case .firstMemberOrEnd, .firstElementOrEnd, .key:
+            let at = skipBlank(index)
+            guard at < end else { return false }
+            if state != .key, bytes[at] == (state == .firstMemberOrEnd ? UInt8(ascii: "}") : UInt8(ascii: "]")) {
+                close(at: at)
+                if depth == target { return true }
+            } else if state == .firstElementOrEnd {
+                state = .value
+            } else {
+                guard let after = key(at: at) else { return false }
+                index = after
+                state = .value
+            }
+        case .firstValue, .done:
+            return false
+        }
+        while true {
+            if state == .value {
+                // A value.
+                let at = skipBlank(index)
+                guard at < end else { return false }
+                let byte = bytes[at]
+                var after: Int?
+                switch byte {
+                case JSONScan.quote: after = string(at: at)
+                case UInt8(ascii: "{"), UInt8(ascii: "["):
+                    guard depth < deepest else { return false }
+                    let isObject = byte == UInt8(ascii: "{")
+                    containers[depth] = isObject
+                    depth += 1
+                    index = at + 1
+                    state = isObject ? .firstMemberOrEnd : .firstElementOrEnd
+                    let first = skipBlank(index)
+                    guard first < end else { return false }
+                    if bytes[first] == (isObject ? UInt8(ascii: "}") : UInt8(ascii: "]")) {
+                        // Empty: closed at once, and what follows comes after a value.
+                        close(at: first)
+                        if depth == target { return true }
+                    } else if isObject {
+                        guard let afterKey = key(at: first) else { return false }
+                        index = afterKey
+                        state = .value
+                        continue
+                    } else {
+                        state = .value
+                        continue
+                    }
+                case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+                    guard case .complete(let end) = JSONScan.number(window, from: at, final: false) else { return false }
+                    after = end
+                case UInt8(ascii: "t"): after = literal("true", at: at)
+                case UInt8(ascii: "f"): after = literal("false", at: at)
+                case UInt8(ascii: "n"): after = literal("null", at: at)
+                default: after = nil
+                }
+                if state == .value {  // a scalar (an empty container is already closed)
+                    guard let after else { return false }
+                    index = after
+                    state = .afterValue
+                }
+            }
+            // After a value: a comma and the next member or element, or the container's end.
+            while true {
+                guard depth > 0 else { return false }  // the document's end: the reference grammar checks what follows
+                let at = skipBlank(index)
+                guard at < end else { return false }
+                let byte = bytes[at]
+                let isObject = containers[depth - 1]
+                if byte == UInt8(ascii: ",") {
+                    index = at + 1
+                    if isObject {
+                        state = .key
+                        guard let after = key(at: skipBlank(index)) else { return false }
+                        index = after
+                    }
+                    state = .value
+                    break
+                }
+                guard byte == (isObject ? UInt8(ascii: "}") : UInt8(ascii: "]")) else { return false }
+                close(at: at)
+                if depth == target { return true }
+            }
         }
     }
 

@@ -12,6 +12,7 @@ import Testing
         var writer = CorpusWriter(random: SeededGenerator(state: 20_261_206))
         var random = SeededGenerator(state: 6)
         var failures = 0
+        var skips = 0
         for _ in 0..<300 {
             let text = Array(writer.value(depth: 0).utf8)
             // The document, cut short, and with one byte changed to punctuation, a letter or a byte that is not UTF-8.
@@ -26,16 +27,26 @@ import Testing
                     let fast = JSONEventReader.tokenTrace(Data(input), chunkSize: chunk, fastPath: true)
                     #expect(fast == JSONEventReader.tokenTrace(Data(input), chunkSize: chunk, fastPath: false), "\(String(decoding: input, as: UTF8.self)) window \(chunk)")
                     if fast.last?.hasPrefix("error") == true { failures += 1 }
+                    // Skipping containers whole (a window at a time on the fast path) ends where the reference
+                    // grammar's token by token does, with the same error.
+                    for depth in 1...3 {
+                        let skipped = JSONEventReader.tokenTrace(Data(input), chunkSize: chunk, fastPath: true, skipDepth: depth)
+                        #expect(skipped == JSONEventReader.tokenTrace(Data(input), chunkSize: chunk, fastPath: false, skipDepth: depth), "\(String(decoding: input, as: UTF8.self)) window \(chunk), skipping at depth \(depth)")
+                        if skipped.contains(where: { $0.hasPrefix("skipped") }) { skips += 1 }
+                    }
                 }
             }
         }
         #expect(failures > 300, "the mutations reach the error paths")
+        #expect(skips > 1000, "containers are skipped")
     }
 
     @Test func nestingPastTheLimitAndDeepDocumentsReadAlike() {
         for depth in [10, 511, 512, 513, 2000] {
             let data = Data((String(repeating: #"{"a":["#, count: depth) + "1" + String(repeating: "]}", count: depth)).utf8)
             #expect(JSONEventReader.tokenTrace(data, chunkSize: 1 << 20, fastPath: true) == JSONEventReader.tokenTrace(data, chunkSize: 1 << 20, fastPath: false), "depth \(depth)")
+            // Skipped whole: past the container stack's first 64 levels and past the limit.
+            #expect(JSONEventReader.tokenTrace(data, chunkSize: 1 << 20, fastPath: true, skipDepth: 1) == JSONEventReader.tokenTrace(data, chunkSize: 1 << 20, fastPath: false, skipDepth: 1), "depth \(depth)")
         }
     }
 
