@@ -494,7 +494,18 @@ public final class JSONEventReader {
                         state = .value
                         continue
                     }
-                case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+                case UInt8(ascii: "1")...UInt8(ascii: "9"):
+                    // A plain integer, the usual number, inline: its digits, then anything but a fraction or an
+                    // exponent (the grammar judges what follows). Anything else is scanned in full.
+                    var digit = at + 1
+                    while digit < end, bytes[digit] &- UInt8(ascii: "0") < 10 { digit += 1 }
+                    if digit < end, bytes[digit] != UInt8(ascii: "."), bytes[digit] | 0x20 != UInt8(ascii: "e") {
+                        after = digit
+                    } else {
+                        guard case .complete(let end) = JSONScan.number(window, from: at, final: false) else { return false }
+                        after = end
+                    }
+                case UInt8(ascii: "-"), UInt8(ascii: "0"):
                     guard case .complete(let end) = JSONScan.number(window, from: at, final: false) else { return false }
                     after = end
                 case UInt8(ascii: "t"): after = literal("true", at: at)

@@ -41,6 +41,20 @@ import Testing
         #expect(skips > 1000, "containers are skipped")
     }
 
+    /// Numbers of every shape, valid and not, with each window size so that every number is also cut by a window's
+    /// end: skipped as the reference grammar reads them (plain integers are skipped inline).
+    @Test(arguments: ["1", "12", "0", "-3", "1.5", "2e3", "3E-2", "10.0e+1", "01", "1.", "1e", "-", "7x", "9 ", "-0", "123456789012345678901234567890"])
+    func numbersAreSkippedAsTheReferenceReadsThem(number: String) {
+        for shape in ["[[\(number)]]", "[{\"a\":\(number),\"b\":[\(number),\(number)]}]", "[[\(number)], 5]"] {
+            // Spaces move the number across the 16-byte window's end.
+            for padding in 0..<24 {
+                let document = "[" + String(repeating: " ", count: padding) + shape.dropFirst()
+                let data = Data(document.utf8)
+                #expect(JSONEventReader.tokenTrace(data, chunkSize: 16, fastPath: true, skipDepth: 2) == JSONEventReader.tokenTrace(data, chunkSize: 16, fastPath: false, skipDepth: 2), "\(document)")
+            }
+        }
+    }
+
     @Test func nestingPastTheLimitAndDeepDocumentsReadAlike() {
         for depth in [10, 511, 512, 513, 2000] {
             let data = Data((String(repeating: #"{"a":["#, count: depth) + "1" + String(repeating: "]}", count: depth)).utf8)
