@@ -26,12 +26,19 @@ public func fuzzJSON(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     }
     // The reader's fast path (tokens that lie whole in the window) against its reference grammar alone: the same
     // tokens with the same texts and depths, and the same error with the same position and excerpt.
-    // Containers skipped whole (``JSONEventReader/skipRest()``) end where the reference grammar ends them.
+    // Containers skipped whole (``JSONEventReader/skipRest()``) end where the reference grammar ends them, and so
+    // does the rest of the document skipped (``JSONEventReader/skipToEnd()``) after a few tokens.
     for chunk in [7, 64] {
         for skipDepth in [nil, 1, 2] as [Int?] {
             let fast = JSONEventReader.tokenTrace(input, chunkSize: chunk, fastPath: true, skipDepth: skipDepth)
             guard fast == JSONEventReader.tokenTrace(input, chunkSize: chunk, fastPath: false, skipDepth: skipDepth) else {
                 fatalError("the fast path disagrees (window \(chunk), skipping at depth \(skipDepth ?? 0)): \(fast)")
+            }
+        }
+        for tokens in [0, 2] {
+            let skipped = JSONEventReader.endingTrace(input, chunkSize: chunk, after: tokens, fastPath: true)
+            guard skipped == JSONEventReader.endingTrace(input, chunkSize: chunk, after: tokens, fastPath: false) else {
+                fatalError("skipping to the end disagrees (window \(chunk), after \(tokens) tokens): \(skipped)")
             }
         }
     }

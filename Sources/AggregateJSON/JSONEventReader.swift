@@ -145,6 +145,24 @@ public final class JSONEventReader {
         return trace
     }
 
+    /// How reading `data` ends when `tokens` tokens are read and then the rest: skipped by ``skipToEnd()`` on the
+    /// fast path, read token by token by the reference grammar without it. The tests and the `json` fuzzer compare
+    /// the two.
+    static func endingTrace(_ data: Data, chunkSize: Int, after tokens: Int, fastPath: Bool) -> String {
+        let reader = JSONEventReader(data: data, chunkSize: chunkSize, fastPath: fastPath)
+        do throws(JSONParseError) {
+            for _ in 0..<tokens where try reader.nextToken() == nil { return "ended early" }
+            if fastPath {
+                try reader.skipToEnd()
+            } else {
+                while try reader.nextToken() != nil {}
+            }
+            return "end after \(reader.bytesRead) bytes"
+        } catch {
+            return "error \(error.reason) at \(error.line):\(error.column): \(error.excerpt)"
+        }
+    }
+
     deinit {
         storage.deallocate()
         containers.deallocate()
@@ -386,6 +404,18 @@ public final class JSONEventReader {
             // Whole windows go by ``skipInWindow(downTo:)``; each token it leaves (a refill, an error) is read as
             // nextToken reads it.
             if fastPath, pushedBack.isEmpty, skipInWindow(downTo: target) { return }
+            guard try nextToken() != nil else { return }
+        }
+    }
+
+    /// Reads the rest of the document without decoding anything, so that it is known to be well-formed to its end
+    /// (or the error is thrown): containers are skipped whole, as ``skipRest()`` skips them.
+    public func skipToEnd() throws(JSONParseError) {
+        while true {
+            if openCount > 0 {
+                try skipRest()
+                continue
+            }
             guard try nextToken() != nil else { return }
         }
     }

@@ -63,11 +63,11 @@ extension BrowseCommand {
             switch try invocation.path.seek(in: reader) {
             case .failure(let error):
                 // Invalid JSON anywhere outranks a missing path, as when the whole document is parsed first.
-                while try reader.nextToken() != nil {}
+                try reader.skipToEnd()
                 missing = error
             case .success(let nodePath):
                 try printNode(reader, at: nodePath, mode: invocation.mode, console: console)
-                while try reader.nextToken() != nil {}
+                try reader.skipToEnd()
             }
         } catch {
             throw JSONInput.failure(error, name: source.name)
@@ -80,7 +80,7 @@ extension BrowseCommand {
         switch mode {
         case .outline(let options):
             let lines = try JSONOutline.lines(from: reader, options: options)
-            while try reader.nextToken() != nil {}  // nothing is printed from an invalid document
+            try reader.skipToEnd()  // nothing is printed from an invalid document
             console.out(lines.joined(separator: "\n") + "\n")
         case .paths:
             try JSONOutline.paths(from: reader, prefix: nodePath) { batch in

@@ -29,6 +29,9 @@ import Testing
                     if fast.last?.hasPrefix("error") == true { failures += 1 }
                     // Skipping containers whole (a window at a time on the fast path) ends where the reference
                     // grammar's token by token does, with the same error.
+                    for tokens in [0, 1, 3, fast.count / 2] {
+                        #expect(JSONEventReader.endingTrace(Data(input), chunkSize: chunk, after: tokens, fastPath: true) == JSONEventReader.endingTrace(Data(input), chunkSize: chunk, after: tokens, fastPath: false), "\(String(decoding: input, as: UTF8.self)) window \(chunk), to the end after \(tokens) tokens")
+                    }
                     for depth in 1...3 {
                         let skipped = JSONEventReader.tokenTrace(Data(input), chunkSize: chunk, fastPath: true, skipDepth: depth)
                         #expect(skipped == JSONEventReader.tokenTrace(Data(input), chunkSize: chunk, fastPath: false, skipDepth: depth), "\(String(decoding: input, as: UTF8.self)) window \(chunk), skipping at depth \(depth)")
