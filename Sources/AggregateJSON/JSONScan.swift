@@ -49,11 +49,15 @@ enum JSONScan {
             if byte >= 0x80 {
                 shape.nonASCII = true
                 if checkUTF8 {
-                    switch sequence(bytes, at: index) {
-                    case .valid(let length): index += length
-                    case .cut: return final ? .failure(notUTF8(byte), index) : .needMore
-                    case .invalid: return .failure(notUTF8(byte), index)
-                    }
+                    // A run of letters beyond ASCII (a word in Cyrillic or Greek) is judged sequence by sequence
+                    // without going back to the word-at-a-time scan between them.
+                    repeat {
+                        switch sequence(bytes, at: index) {
+                        case .valid(let length): index += length
+                        case .cut: return final ? .failure(notUTF8(bytes[index]), index) : .needMore
+                        case .invalid: return .failure(notUTF8(bytes[index]), index)
+                        }
+                    } while index < count && bytes[index] >= 0x80
                     continue
                 }
                 // Continuation bytes (and further multi-byte characters) can be neither quotes nor escapes.
