@@ -44,8 +44,8 @@ import Testing
         #expect(skips > 1000, "containers are skipped")
     }
 
-    /// Numbers of every shape, valid and not, with each window size so that every number is also cut by a window's
-    /// end: skipped as the reference grammar reads them (plain integers are skipped inline).
+    /// Numbers of every shape, valid and not, moved across the end of a 16-byte window so that each is also cut by
+    /// it: skipped as the reference grammar reads them (plain integers are skipped inline).
     @Test(arguments: ["1", "12", "0", "-3", "1.5", "2e3", "3E-2", "10.0e+1", "01", "1.", "1e", "-", "7x", "9 ", "-0", "123456789012345678901234567890"])
     func numbersAreSkippedAsTheReferenceReadsThem(number: String) {
         for shape in ["[[\(number)]]", "[{\"a\":\(number),\"b\":[\(number),\(number)]}]", "[[\(number)], 5]"] {
