@@ -25,6 +25,24 @@ public struct YAMLError: Error, Sendable, Equatable, CustomStringConvertible {
     }
 
     public var description: String { "line \(line), column \(column): \(reason)" }
+
+    /// Document text as a reason shows it: at most `limit` characters, on one line. A key, scalar or name can hold
+    /// line breaks (`"a\nb": 1`), and a reason is one line, so line breaks and other control characters are
+    /// escaped (`\n`, `\t`, `\u{1B}`).
+    static func excerpt(_ text: some StringProtocol, limit: Int = 60) -> String {
+        var shown = ""
+        for scalar in text.prefix(limit).unicodeScalars {
+            switch scalar {
+            case "\n": shown += "\\n"
+            case "\r": shown += "\\r"
+            case "\t": shown += "\\t"
+            case "\u{0}"..."\u{1F}", "\u{7F}"..."\u{9F}", "\u{2028}", "\u{2029}":
+                shown += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
+            default: shown.unicodeScalars.append(scalar)
+            }
+        }
+        return shown
+    }
 }
 
 /// Reads one YAML document into a `JSONValue` (objects keep the document's key order; numbers keep JSON number text).

@@ -117,7 +117,7 @@ struct YAMLReader {
         guard !atEnd else { return "the end of the document" }
         var end = pos + 1
         while end < bytes.count, bytes[end] & 0xC0 == 0x80 { end += 1 }
-        return "'" + String(decoding: bytes[pos..<end], as: UTF8.self) + "'"
+        return "'" + YAMLError.excerpt(String(decoding: bytes[pos..<end], as: UTF8.self)) + "'"
     }
 
     private mutating func enter() throws(YAMLError) {
@@ -254,18 +254,20 @@ struct YAMLReader {
             let version = readWord()
             let parts = version.split(separator: ".", omittingEmptySubsequences: false)
             guard parts.count == 2, parts.allSatisfy({ !$0.isEmpty && $0.allSatisfy(\.isASCII) && Int($0) != nil }) else {
-                throw error("%YAML needs a version such as 1.2, not '\(version)'", at: versionMark)
+                throw error("%YAML needs a version such as 1.2, not '\(YAMLError.excerpt(version))'", at: versionMark)
             }
-            guard parts[0] == "1" else { throw error("YAML \(version) is not supported (only 1.x)", at: versionMark) }
+            guard parts[0] == "1" else {
+                throw error("YAML \(YAMLError.excerpt(version)) is not supported (only 1.x)", at: versionMark)
+            }
         case "TAG":
             let handleMark = mark
             let handle = readWord()
             guard handle.hasPrefix("!"), handle.hasSuffix("!") else {
-                throw error("%TAG needs a handle such as !e!, not '\(handle)'", at: handleMark)
+                throw error("%TAG needs a handle such as !e!, not '\(YAMLError.excerpt(handle))'", at: handleMark)
             }
             skipInlineSpace()
             let prefix = readWord()
-            guard !prefix.isEmpty else { throw error("%TAG \(handle) needs a prefix") }
+            guard !prefix.isEmpty else { throw error("%TAG \(YAMLError.excerpt(handle)) needs a prefix") }
             tagPrefixes[handle] = prefix
         default:
             // Reserved directives are ignored, as the specification asks.
@@ -330,12 +332,14 @@ struct YAMLReader {
                 handle = "!" + rest[...bang]
                 suffix = rest[rest.index(after: bang)...]
             }
-            guard let prefix = tagPrefixes[handle] else { throw error("undefined tag handle \(handle)", at: start) }
+            guard let prefix = tagPrefixes[handle] else {
+                throw error("undefined tag handle \(YAMLError.excerpt(handle))", at: start)
+            }
             fullName = prefix + (suffix.removingPercentEncoding ?? String(suffix))
         }
         if fullName == "!" { return .nonSpecific }
         guard let tag = YAMLTag(fullName: fullName) else {
-            shown = String(shown.prefix(60))
+            shown = YAMLError.excerpt(shown)
             throw error(
                 "unsupported tag \(shown): only the core schema's !!str, !!int, !!float, !!bool, !!null, !!map and !!seq",
                 at: start)
@@ -353,7 +357,7 @@ struct YAMLReader {
         pos += 1
         let name = readName()
         if name.isEmpty { throw error("an alias needs a name after '*'", at: start) }
-        guard let anchored = anchors[name] else { throw error("undefined alias *\(name)", at: start) }
+        guard let anchored = anchors[name] else { throw error("undefined alias *\(YAMLError.excerpt(name))", at: start) }
         aliasNodes += anchored.nodes
         nodeCount += anchored.nodes
         if aliasNodes > limits.aliasNodes {
@@ -626,7 +630,7 @@ struct YAMLReader {
                 throw error("'<<' merges a mapping or a list of mappings", at: key.mark)
             }
         } else if !builder.add(key.key, value) {
-            throw error("duplicate key '\(key.key.prefix(60))'", at: key.mark)
+            throw error("duplicate key '\(YAMLError.excerpt(key.key))'", at: key.mark)
         }
     }
 

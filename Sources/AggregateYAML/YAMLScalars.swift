@@ -34,7 +34,7 @@ enum YAMLScalar {
 
     /// A scalar whose tag says what it must be.
     static func resolve(_ text: ArraySlice<UInt8>, tag: YAMLTag, plain: Bool) throws(Problem) -> JSONValue {
-        let shown = String(decoding: text.prefix(40), as: UTF8.self)
+        let shown = YAMLError.excerpt(String(decoding: text.prefix(40), as: UTF8.self))
         switch tag {
         case .nonSpecific, .string: return .string(String(decoding: text, as: UTF8.self))
         case .null:
@@ -116,7 +116,8 @@ enum YAMLScalar {
         }
         for word in [".inf", ".Inf", ".INF", ".nan", ".NaN", ".NAN"] where rest.elementsEqual(word.utf8) {
             if word.lowercased() == ".nan" && text.count != rest.count { return nil }  // the core schema has no signed NaN
-            throw Problem(reason: "'\(String(decoding: text, as: UTF8.self))' has no JSON value; quote it to keep it as text")
+            let shown = YAMLError.excerpt(String(decoding: text, as: UTF8.self))
+            throw Problem(reason: "'\(shown)' has no JSON value; quote it to keep it as text")
         }
         let whole = rest.prefix(while: isDigit)
         rest = rest.dropFirst(whole.count)

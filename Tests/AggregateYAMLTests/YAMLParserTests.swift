@@ -275,6 +275,20 @@ import Testing
         }
     }
 
+    /// A reason is one line even when the text it quotes holds line breaks (found by the yaml fuzzer: a plain key
+    /// folded over a blank line holds a line break).
+    @Test func quotedTextStaysOnOneLine() {
+        let cases: [(String, String)] = [
+            ("{\"a\\nb\": 1, \"a\\nb\": 2}", "line 1, column 13: duplicate key 'a\\nb'"),
+            ("[{a\n\n b: 1, a\n\n b: 2}]", "line 3, column 8: duplicate key 'a\\nb'"),
+            ("a: !!int \"1\\t2\"\n", "line 1, column 4: !!int needs an integer, not '1\\t2'"),
+            ("a: !!null \"\\e\\u2028\"\n", "line 1, column 4: !!null cannot be '\\u{1B}\\u{2028}'"),
+        ]
+        for (text, expected) in cases {
+            #expect(failure(text) == expected, "\(text.debugDescription)")
+        }
+    }
+
     @Test func columnsCountCharacters() {
         #expect(failure("é: 'ünterminated\n") == "line 1, column 4: unterminated single-quoted scalar")
     }
