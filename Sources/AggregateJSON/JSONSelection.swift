@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// The members of objects that ``JSONEventReader/readValue(startingWith:selecting:)`` keeps, for a caller that needs
 /// a few fields of large records: the others are skipped without being decoded or stored. A selection applies to an
 /// object's members and, in an array, to each element.
@@ -66,10 +72,18 @@ public final class JSONSelection: Sendable {
     func kept(asciiKey key: UnsafeRawBufferPointer) -> (kept: Kept?, decided: Bool) {
         guard !hasNonASCIIKey else { return (nil, false) }
         guard key.count < asciiByLength.count else { return (nil, true) }
-        for entry in asciiByLength[key.count] where entry.key.withUnsafeBytes({ $0.elementsEqual(key) }) {
+        for entry in asciiByLength[key.count] where entry.key.withUnsafeBytes({ Self.sameBytes($0, key) }) {
             return (entry.kept, true)
         }
         return (nil, true)
+    }
+
+    /// Whether `left` and `right` hold the same bytes, by `memcmp` (the generic `elementsEqual` goes a byte at a
+    /// time through an iterator).
+    private static func sameBytes(_ left: UnsafeRawBufferPointer, _ right: UnsafeRawBufferPointer) -> Bool {
+        guard left.count == right.count else { return false }
+        guard let leftBase = left.baseAddress, let rightBase = right.baseAddress else { return true }  // both empty
+        return memcmp(leftBase, rightBase, left.count) == 0
     }
 }
 
