@@ -119,12 +119,12 @@ final class MovingStack<Element> {
 
     /// The elements from `start` to the top, moved out in order; the stack is left `start` high.
     func popArray(from start: Int) -> [Element] {
-        let moved = count - start
-        let result = [Element](unsafeUninitializedCapacity: moved) { buffer, initialized in
-            guard let target = buffer.baseAddress else { return }  // nothing to move (an empty container)
-            target.moveInitialize(from: base + start, count: moved)
-            initialized = moved
-        }
+        // Not `Array(unsafeUninitializedCapacity:)`: it allocates through the standard library's unspecialized
+        // code, which looks the storage class's generic metadata up again for every array (4% of reading a Twitter
+        // archive). `reserveCapacity` allocates in code specialized here.
+        var result: [Element] = []
+        result.reserveCapacity(count - start)
+        for index in start..<count { result.append((base + index).move()) }
         count = start
         return result
     }
