@@ -233,6 +233,14 @@ public struct JSONObject: Sendable, Equatable {
     }
 }
 
+extension [JSONObject.Member] {
+    /// Appends a member unless `value` is `nil`: members for a new object whose keys are known to be distinct, without
+    /// ``JSONObject/set(_:_:)`` looking each earlier key up.
+    public mutating func append(_ key: String, _ value: JSONValue?) {
+        if let value { append(JSONObject.Member(key, value)) }
+    }
+}
+
 extension JSONObject: ExpressibleByDictionaryLiteral {
     public init(dictionaryLiteral elements: (String, JSONValue)...) {
         self.init(elements.map { Member($0.0, $0.1) })

@@ -81,4 +81,13 @@ import Testing
         #expect(JSONValue.decimal(Decimal(string: "425.25")!).numberText == "425.25")
         #expect(JSONValue.double(4.0).numberText == "4")
     }
+
+    @Test func membersAppendedInOrderOmitNil() {
+        var members: [JSONObject.Member] = []
+        members.append("a", .int(1))
+        members.append("skipped", nil)
+        members.append("b", .null)
+        #expect(members == [JSONObject.Member("a", .int(1)), JSONObject.Member("b", .null)])
+        #expect(JSONWriter().string(.object(JSONObject(members))) == #"{"a":1,"b":null}"#)
+    }
 }

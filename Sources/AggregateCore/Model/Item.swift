@@ -88,34 +88,30 @@ public struct Location: Sendable, Equatable {
 extension Item {
     /// The item in the JSON contract's field order (see `Schemas/aggregate-result.schema.json`).
     public var jsonValue: JSONValue {
-        // Members are appended in order: every key is distinct, and setting them one by one through the object's
-        // subscript looked each earlier key up again (4% of writing a Twitter archive as NDJSON).
+        // Appended in order (the keys are distinct): setting each through the subscript looked every earlier key up.
         var members: [JSONObject.Member] = []
         members.reserveCapacity(14)
-        func add(_ key: String, _ value: JSONValue?) {
-            if let value { members.append(JSONObject.Member(key, value)) }
-        }
-        add("provider", .string(provider))
-        add("kind", .string(kind))
-        add("id", .string(id))
-        add("title", .string(title))
-        add("subtitle", subtitle.map(JSONValue.string))
-        add("summary", summary.map(JSONValue.string))
-        add("url", url.map(JSONValue.string))
-        add("imageUrl", imageUrl.map(JSONValue.string))
-        add("author", author.map(JSONValue.string))
-        add("createdAt", createdAt.map { .string(ISO8601.string(from: $0)) })
+        members.append("provider", .string(provider))
+        members.append("kind", .string(kind))
+        members.append("id", .string(id))
+        members.append("title", .string(title))
+        members.append("subtitle", subtitle.map(JSONValue.string))
+        members.append("summary", summary.map(JSONValue.string))
+        members.append("url", url.map(JSONValue.string))
+        members.append("imageUrl", imageUrl.map(JSONValue.string))
+        members.append("author", author.map(JSONValue.string))
+        members.append("createdAt", createdAt.map { .string(ISO8601.string(from: $0)) })
         if let location = location?.nonEmpty {
             var place = JSONObject()
             place.set("city", location.city.map(JSONValue.string))
             place.set("country", location.country.map(JSONValue.string))
             place.set("latitude", location.latitude.map(JSONValue.double))
             place.set("longitude", location.longitude.map(JSONValue.double))
-            add("location", .object(place))
+            members.append("location", .object(place))
         }
-        add("metrics", .object(JSONObject(metrics.sorted { $0.key < $1.key }.map { .init($0.key, .decimal($0.value)) })))
-        add("tags", .array(tags.map(JSONValue.string)))
-        add("extra", .object(extra))
+        members.append("metrics", .object(JSONObject(metrics.sorted { $0.key < $1.key }.map { .init($0.key, .decimal($0.value)) })))
+        members.append("tags", .array(tags.map(JSONValue.string)))
+        members.append("extra", .object(extra))
         return .object(JSONObject(members))
     }
 
