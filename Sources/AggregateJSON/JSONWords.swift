@@ -52,15 +52,24 @@ extension JSONScan {
             var index = index
             let count = bytes.count
             while index + 8 <= count {
-                let word = load(bytes, index)
-                // A byte below 0x80 plus 0x60 reaches 0x80 exactly when it is 0x20 or more.
-                let control = ~(((word & lows) &+ ones &* 0x60) | word) & highs
-                let found = control | zeroBytes(word ^ (ones &* 0x22)) | zeroBytes(word ^ (ones &* 0x5C))
-                    | zeroBytes(word ^ (ones &* 0xE2))
+                let found = toEscape(load(bytes, index))
                 if found != 0 { return index + found.trailingZeroBitCount >> 3 }
                 index += 8
             }
-            return JSONSimpleScan.firstToEscape(bytes, from: index)
+            guard index < count, count >= 8 else { return JSONSimpleScan.firstToEscape(bytes, from: index) }
+            // The last one to seven bytes: the word that ends with them, its bytes before `index` masked out (they
+            // were passed already, or lie before the search).
+            let start = count - 8
+            let found = toEscape(load(bytes, start)) & (~0 << ((index - start) * 8))
+            return found != 0 ? start + found.trailingZeroBitCount >> 3 : count
+        }
+
+        /// The high bit of each byte of `word` that ``JSONWriter`` may have to escape, exactly.
+        @inline(__always)
+        private static func toEscape(_ word: UInt64) -> UInt64 {
+            // A byte below 0x80 plus 0x60 reaches 0x80 exactly when it is 0x20 or more.
+            let control = ~(((word & lows) &+ ones &* 0x60) | word) & highs
+            return control | zeroBytes(word ^ (ones &* 0x22)) | zeroBytes(word ^ (ones &* 0x5C)) | zeroBytes(word ^ (ones &* 0xE2))
         }
 
         /// The offset of the first byte at or after `index` above 0x7F, or `bytes.count`.
