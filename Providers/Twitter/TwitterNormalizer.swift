@@ -69,12 +69,12 @@ enum TweetText {
         item.metrics = metrics
         var seen: Set<String> = []
         item.tags = hashtags.filter { seen.insert($0).inserted }
-        var extra = JSONObject()
-        extra.set("lang", lang.map(JSONValue.string))
-        extra["isRetweet"] = .bool(isRetweet)
-        extra["isReply"] = .bool(isReply)
-        extra.set("inReplyToUserId", inReplyToUserId.map(JSONValue.string))
-        item.extra = extra
+        var extra: [JSONObject.Member] = []
+        extra.append("lang", lang.map(JSONValue.string))
+        extra.append("isRetweet", .bool(isRetweet))
+        extra.append("isReply", .bool(isReply))
+        extra.append("inReplyToUserId", inReplyToUserId.map(JSONValue.string))
+        item.extra = JSONObject(extra)
         return item
     }
 }

@@ -102,12 +102,12 @@ extension Item {
         members.append("author", author.map(JSONValue.string))
         members.append("createdAt", createdAt.map { .string(ISO8601.string(from: $0)) })
         if let location = location?.nonEmpty {
-            var place = JSONObject()
-            place.set("city", location.city.map(JSONValue.string))
-            place.set("country", location.country.map(JSONValue.string))
-            place.set("latitude", location.latitude.map(JSONValue.double))
-            place.set("longitude", location.longitude.map(JSONValue.double))
-            members.append("location", .object(place))
+            var place: [JSONObject.Member] = []
+            place.append("city", location.city.map(JSONValue.string))
+            place.append("country", location.country.map(JSONValue.string))
+            place.append("latitude", location.latitude.map(JSONValue.double))
+            place.append("longitude", location.longitude.map(JSONValue.double))
+            members.append("location", .object(JSONObject(place)))
         }
         members.append("metrics", .object(JSONObject(metrics.sorted { $0.key < $1.key }.map { .init($0.key, .decimal($0.value)) })))
         members.append("tags", .array(tags.map(JSONValue.string)))
