@@ -28,6 +28,8 @@ link=(-Xlinker -no-pie)
 case "${1:-}" in
     --plain) plain=true; shift ;;
     --pie) link=(); shift ;;
+esac
+case "${1:-}" in
     -*) echo "build-release.sh: unknown option $1 (usage: scripts/build-release.sh [--plain | --pie] [OUTPUT])" >&2; exit 64 ;;
 esac
 
