@@ -41,8 +41,9 @@ else
     output="${1:-.build/aggregate-static}"
     # A separate build folder keeps the static objects from replacing the ordinary release build's. Only the
     # product: the test support target imports Testing, which has no static library.
-    swift build -c release --static-swift-stdlib --disable-local-rpath --build-path .build/static --product aggregate ${link[@]+"${link[@]}"}
-    cp "$(swift build -c release --static-swift-stdlib --disable-local-rpath --build-path .build/static --show-bin-path)/aggregate" "$output"
+    static=(-c release --static-swift-stdlib --disable-local-rpath --build-path .build/static)
+    swift build "${static[@]}" --product aggregate ${link[@]+"${link[@]}"}
+    cp "$(swift build "${static[@]}" --show-bin-path)/aggregate" "$output"
 fi
 "$output" --version >/dev/null
 # The ELF header's type (offset 16): 2 is a fixed-address executable, 3 a position-independent one.
